@@ -1,0 +1,26 @@
+"""Rules versioning: every match and game log stores RULES_VERSION and its ruleset.
+
+Ratings only compare games of one rules version and ruleset. A change to how the engine
+plays a game (not to how fast it does it) bumps the version and adds a changelog line.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+RULES_VERSION: Final = "1.0"
+
+RULES_CHANGELOG: Final = (
+    (
+        "1.0",
+        "First implementation of shared/RULES.md (both rulesets, 2-5 players) and of the "
+        "referee rulings recorded in docs/rules.md.",
+    ),
+)
+
+STANDARD: Final = "standard"
+BGA: Final = "bga"
+RULESETS: Final = (STANDARD, BGA)
+
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 5
