@@ -11,6 +11,7 @@
 from .actions import CLOSE_ACTION, PASS_ACTION, describe, parse_action
 from .cards import ALL_CARDS, BET_CARDS, COLOURS, NUMBER_CARDS, bet_value, card_label, colour_of, is_bet
 from .determinize import determinize
+from .explain import explain_illegal as explain_illegal_action
 from .errors import EngineError, IllegalAction, InvalidSetup, ReplayError
 from .replay import (
     REPLAY_FORMAT,
@@ -51,6 +52,7 @@ __all__ = [
     "card_label",
     "colour_of",
     "describe",
+    "explain_illegal_action",
     "determinize",
     "is_bet",
     "new_game",

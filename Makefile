@@ -1,0 +1,34 @@
+# Line-it Arena. `make run` installs and runs the platform; `make test` installs and runs every test.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+
+.PHONY: install system-deps services test lint run bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $@
+
+install: $(BIN)/.installed
+
+system-deps:
+	./scripts/install-system-deps.sh
+
+services:
+	./scripts/start-services.sh
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy lineit_platform
+
+test: install system-deps services lint
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python benchmarks/engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,77 @@
+"""Every way a bot can fail, and who is to blame.
+
+``startup_failed`` is the platform's fault (the sandbox did not come up): the game is not held
+against the bot. Every other kind is the bot's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+STARTUP_FAILED: Final = "startup_failed"
+LOAD: Final = "load"
+TIMEOUT: Final = "timeout"
+TIME_BUDGET: Final = "time_budget"
+CPU_LIMIT: Final = "cpu_limit"
+MEMORY: Final = "memory"
+CRASH: Final = "crash"
+EXCEPTION: Final = "exception"
+EXITED: Final = "exited"
+PROTOCOL: Final = "protocol"
+ILLEGAL_MOVE: Final = "illegal_move"
+STOPPED: Final = "stopped"  # not run: too many failures earlier in the match
+
+KINDS: Final = {
+    STARTUP_FAILED: "the sandbox could not start (the platform's fault, not the bot's)",
+    LOAD: "the bot could not be loaded (import error, missing entry point)",
+    TIMEOUT: "a decision took longer than the per-move timeout",
+    TIME_BUDGET: "the bot used up its time bank for the match",
+    CPU_LIMIT: "the bot used more CPU time than allowed",
+    MEMORY: "the bot used more memory than allowed",
+    CRASH: "the bot's process was killed by a signal",
+    EXCEPTION: "the bot raised an exception",
+    EXITED: "the bot's process exited during the game",
+    PROTOCOL: "the bot sent a malformed or oversized message",
+    ILLEGAL_MOVE: "the bot returned an action that is not legal",
+    STOPPED: "the bot failed too often and was stopped for the rest of the match",
+}
+
+PLATFORM_FAULTS: Final = frozenset({STARTUP_FAILED})
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What went wrong with one seat in one game."""
+
+    kind: str
+    message: str
+    seat: int = -1
+    game: int = -1
+    decision: int = -1  # index of the decision in the game, -1 outside play
+    stderr_tail: str = ""
+
+    @property
+    def bots_fault(self) -> bool:
+        return self.kind not in PLATFORM_FAULTS
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def public_dict(self) -> dict[str, Any]:
+        """Without the stderr tail, which only the bot's owner may read."""
+        data = asdict(self)
+        data.pop("stderr_tail")
+        return data
+
+
+class BotFailure(Exception):
+    """Raised by a player when its bot fails; the referee turns it into a Failure."""
+
+    def __init__(self, kind: str, message: str, stderr_tail: str = "") -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}")
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+        self.stderr_tail = stderr_tail

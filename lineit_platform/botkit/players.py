@@ -1,0 +1,96 @@
+"""Players: what the referee talks to, one per entrant. In-process players live here; the
+sandbox package supplies isolated ones with the same methods."""
+
+from __future__ import annotations
+
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any, Protocol
+
+from .failures import EXCEPTION, EXITED, LOAD, BotFailure
+from .interface import BotLoadError, Policy, load_policy
+from .sources import BotSource
+
+IN_PROCESS_TIER = "in-process"
+
+
+class Player(Protocol):
+    """One entrant's bot as the referee sees it. Every call may raise BotFailure."""
+
+    name: str
+
+    def start(self, timeout: float) -> None: ...
+
+    def start_game(self, info: dict[str, Any], timeout: float) -> None: ...
+
+    def act(self, observation: dict[str, Any], timeout: float) -> Any: ...
+
+    def end_game(self, result: dict[str, Any], timeout: float) -> None: ...
+
+    def stderr_tail(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+def last_traceback_line(error: BaseException) -> str:
+    lines = traceback.format_exception_only(type(error), error)
+    return lines[-1].strip() if lines else repr(error)
+
+
+class InProcessPlayer:
+    """Runs a trusted bot inside the calling process: no isolation and no way to interrupt it,
+    but time is still measured and an overrun is classified as a timeout afterwards."""
+
+    tier = IN_PROCESS_TIER
+
+    def __init__(self, source: BotSource) -> None:
+        self.name = source.name
+        self.source = source
+        self._policy: Policy | None = None
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+
+    def start(self, timeout: float) -> None:
+        self.close()
+        extract_to = None
+        if self.source.is_zip:
+            self._scratch = tempfile.TemporaryDirectory(prefix="lineit-bot-")
+            extract_to = Path(self._scratch.name)
+        try:
+            self._policy = self._timed(timeout, LOAD, load_policy, self.source.path, extract_to=extract_to)
+        except BotLoadError as error:
+            raise BotFailure(LOAD, str(error)) from None
+
+    def _timed(self, timeout: float, kind: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+        # The referee measures time and classifies an overrun; in-process, nothing can interrupt.
+        try:
+            return function(*args, **kwargs)
+        except (BotFailure, BotLoadError):
+            raise
+        except Exception as error:  # the bot's own code: anything it raises is its failure
+            raise BotFailure(kind, last_traceback_line(error), traceback.format_exc()[-2000:]) from None
+        except SystemExit as error:
+            raise BotFailure(EXITED, f"the bot called exit({error.code!r})") from None
+
+    def _require(self) -> Policy:
+        if self._policy is None:
+            raise BotFailure(LOAD, "the bot was not loaded")
+        return self._policy
+
+    def start_game(self, info: dict[str, Any], timeout: float) -> None:
+        self._timed(timeout, EXCEPTION, self._require().start_game, info)
+
+    def act(self, observation: dict[str, Any], timeout: float) -> Any:
+        return self._timed(timeout, EXCEPTION, self._require().act, observation)
+
+    def end_game(self, result: dict[str, Any], timeout: float) -> None:
+        self._timed(timeout, EXCEPTION, self._require().end_game, result)
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        self._policy = None
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
