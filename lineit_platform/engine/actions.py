@@ -33,7 +33,7 @@ _DESTINATIONS: Final = ("line", "hand", "forced-close")
 class ActionInfo(NamedTuple):
     kind: int
     card: int
-    destination: int
+    destination: int  # TO_LINE, TO_HAND or TO_NEW_LINE for a take; 0 otherwise
 
 
 CLOSE_ACTION: Final = "close"

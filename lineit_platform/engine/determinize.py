@@ -53,8 +53,9 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
     state.round = obs["round"] - 1
     phase = PHASE_NAMES.index(obs["phase"])
     state.phase = phase
-    state.current = obs["current_player"] if phase != OVER else -1
-    state.turn_index = (state.current - state.first) % n if phase < FINAL else n
+    state.current_player = obs["current_player"] if phase != OVER else -1
+    state.is_over = phase == OVER
+    state.turn_index = (state.current_player - state.first) % n if phase < FINAL else n
     turn = obs.get("turn") or {}
     state.took = bool(turn.get("took", False))
     state.played = bool(turn.get("played", False))
@@ -62,8 +63,12 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
     final = obs.get("final") or {}
     state.final_pass = final.get("pass", 1) - 1
     state.passed = list(final.get("passed", [False] * n))
-    state.final_index = (state.current - state.first) % n if phase == FINAL else 0
+    state.final_index = (state.current_player - state.first) % n if phase == FINAL else 0
     state.history = []
     state._marks = [0] * n
-    state._legal = None
+    state._legal = []
+    state._views = [None] * n
+    state._unseen_view = None
+    state._jackpots_view = None
+    state._recompute_legal()
     return state

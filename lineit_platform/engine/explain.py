@@ -31,7 +31,7 @@ def explain_illegal(state: GameState, action: object) -> str:
     info = A.parse_action(action)
     if info is None:
         return f"{action!r} is not an action (expected e.g. 'take 37 line', 'play 12', 'close', 'pass'); legal now: {shown}"
-    seat = state.current
+    seat = state.current_player
     phase = state.phase
     reason = "it is not allowed at this point"
     if info.kind == A.TAKE:

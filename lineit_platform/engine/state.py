@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from . import actions as A
 from .cards import ALL_CARDS, BET_VALUE, CARD_COUNT, COLOUR_INDEX
@@ -29,12 +29,36 @@ OVER: Final = 5
 PHASE_NAMES: Final = ("take", "play", "close", "turn", "final", "over")
 
 _CLOSE_OR_PASS: Final = (A.CLOSE_ACTION, A.PASS_ACTION)
+# Module globals rather than ``A.X`` attribute lookups: these sit on the hot path.
+_ACTIONS: Final = A.ACTIONS
+_TAKE_ACTIONS: Final = A.TAKE_ACTIONS
+_PLAY_ACTIONS: Final = A.PLAY_ACTIONS
+_CLOSE: Final = A.CLOSE_ACTION
+_PASS: Final = A.PASS_ACTION
+_KIND_PLAY: Final = A.PLAY
+_KIND_CLOSE: Final = A.CLOSE
+_TO_HAND: Final = A.TO_HAND
+_TO_NEW_LINE: Final = A.TO_NEW_LINE
 _SORTED_CARDS: Final = tuple(sorted(ALL_CARDS))
 
 
 def rounds_in_game(num_players: int) -> int:
     """Rounds a game lasts: it ends when fewer than players + 2 cards are left to deal."""
     return CARD_COUNT // (num_players + 2)
+
+
+def shuffled_deck(seed: int) -> list[int]:
+    """The deck order for a seed: Fisher-Yates driven by ``random.Random(seed).random()``.
+
+    Written out rather than ``Random.shuffle`` because it is several times faster and its
+    output is pinned by this code alone (the replay stores the deck anyway).
+    """
+    order = list(ALL_CARDS)
+    uniform = random.Random(seed).random
+    for i in range(len(order) - 1, 0, -1):
+        j = int(uniform() * (i + 1))
+        order[i], order[j] = order[j], order[i]
+    return order
 
 
 def new_game(
@@ -55,8 +79,7 @@ def new_game(
     if deck is None:
         if seed is None:
             raise InvalidSetup("give a seed or an explicit deck order")
-        order = list(ALL_CARDS)
-        random.Random(seed).shuffle(order)
+        order = shuffled_deck(seed)
     else:
         order = list(deck)
         if len(order) != CARD_COUNT or sorted(order) != list(_SORTED_CARDS):
@@ -70,8 +93,12 @@ class GameState:
     __slots__ = (
         "_legal",
         "_marks",
+        "_jackpots_view",
+        "_unseen_view",
+        "_views",
         "closed",
-        "current",
+        "current_player",
+        "is_over",
         "deck",
         "final_index",
         "final_pass",
@@ -110,7 +137,8 @@ class GameState:
         self.first = first_player
         self.round = 0
         self.turn_index = 0
-        self.current = first_player
+        self.current_player = first_player  # the seat that must decide now; -1 once over
+        self.is_over = False
         self.phase = TAKE
         self.took = self.played = self.closed = False
         self.final_pass = 0
@@ -118,70 +146,62 @@ class GameState:
         self.passed = [False] * num_players
         self.history: list[tuple[int, str]] = []
         self._marks = [0] * num_players  # history length after each seat's last action
-        self._legal: list[str] | None = None
+        self._legal: list[str] = []
+        # Observation parts cached until they change: each player's view (only the acting
+        # seat's can change during an action) and the sorted draw pile (changes per round).
+        self._views: list[dict[str, Any] | None] = [None] * num_players
+        self._unseen_view: list[int] | None = None
+        self._jackpots_view: list[list[int]] | None = None
         self._start_round()
 
     # ----------------------------------------------------------------- public API
-    @property
-    def is_over(self) -> bool:
-        return self.phase == OVER
-
-    @property
-    def current_player(self) -> int:
-        """The seat that must decide now (-1 once the game is over)."""
-        return -1 if self.phase == OVER else self.current
-
     @property
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
 
     def legal_actions(self) -> list[str]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal.copy()
+        return self._legal.copy()
 
     def apply(self, action: str) -> None:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        if action not in legal:
+        if action not in self._legal:
             from .explain import explain_illegal
 
             raise IllegalAction(explain_illegal(self, action))
-        info = A.ACTIONS[action]
-        seat = self.current
+        kind, card, destination = _ACTIONS[action]
+        seat = self.current_player
         history = self.history
         history.append((seat, action))
         self._marks[seat] = len(history)
-        self._legal = None
+        self._views[seat] = None
         phase = self.phase
-        kind = info.kind
         if phase == TAKE:
-            self._take(seat, info.card, info.destination)
-            if self._hand_card_fits(seat):
-                self.phase = PLAY
-            elif self.lines[seat].cards:
-                self.phase = CLOSE
+            self.market.remove(card)
+            if destination == _TO_HAND:
+                self.hands[seat].append(card)
             else:
-                self._end_turn()
-        elif phase == PLAY:
-            if kind == A.PLAY:
-                self._play(seat, info.card)
-                self.phase = CLOSE
-            elif self.lines[seat].cards:
-                self.phase = CLOSE
-            else:
-                self._end_turn()
+                if destination == _TO_NEW_LINE:
+                    self._close_line(seat)
+                self._place(seat, card)
+            self._offer_play_or_close(seat)
         elif phase == CLOSE:
-            if kind == A.CLOSE:
+            if kind == _KIND_CLOSE:
                 self._close_line(seat)
             self._end_turn()
+        elif phase == PLAY:
+            if kind == _KIND_PLAY:
+                self.hands[seat].remove(card)
+                self._place(seat, card)
+            if self.lines[seat].cards:
+                self.phase = CLOSE
+                self._legal = [_CLOSE, _PASS]
+            else:
+                self._end_turn()
         elif phase == TURN:
-            self._apply_free_order(seat, kind, info)
+            self._apply_free_order(seat, kind, card, destination)
         else:  # FINAL
-            if kind == A.PLAY:
-                self._play(seat, info.card)
+            if kind == _KIND_PLAY:
+                self.hands[seat].remove(card)
+                self._place(seat, card)
             else:
                 self.passed[seat] = True
             self.final_index += 1
@@ -196,10 +216,8 @@ class GameState:
         scores = self.scores()
         return [1 + sum(other > score for other in scores) for score in scores]
 
-    def observation(self, seat: int) -> dict[str, object]:
-        from .observation import build_observation
-
-        return build_observation(self, seat)
+    def observation(self, seat: int) -> dict[str, Any]:
+        return _build_observation(self, seat)
 
     def recent_actions(self, seat: int) -> list[tuple[int, str]]:
         """The actions taken since ``seat`` last acted (all of them before its first action)."""
@@ -224,7 +242,8 @@ class GameState:
         other.first = self.first
         other.round = self.round
         other.turn_index = self.turn_index
-        other.current = self.current
+        other.current_player = self.current_player
+        other.is_over = self.is_over
         other.phase = self.phase
         other.took, other.played, other.closed = self.took, self.played, self.closed
         other.final_pass = self.final_pass
@@ -232,33 +251,62 @@ class GameState:
         other.passed = self.passed.copy()
         other.history = self.history.copy()
         other._marks = self._marks.copy()
-        other._legal = self._legal
+        other._legal = self._legal.copy()
+        other._views = self._views.copy()
+        other._unseen_view = self._unseen_view
+        other._jackpots_view = self._jackpots_view
         return other
 
     # ------------------------------------------------------------ legal actions
-    def _compute_legal(self) -> list[str]:
-        phase = self.phase
-        seat = self.current
+    # Legal actions are computed once, when a decision is reached, and kept in ``_legal``.
+    def _offer_play_or_close(self, seat: int) -> None:
+        """Standard order, after the take: offer a play if a hand card fits, else a close."""
+        plays = self._plays(seat) if self.hands[seat] else None
+        if plays:
+            plays.append(_PASS)
+            self.phase = PLAY
+            self._legal = plays
+        elif self.lines[seat].cards:
+            self.phase = CLOSE
+            self._legal = [_CLOSE, _PASS]
+        else:
+            self._end_turn()
+
+    def _recompute_legal(self) -> None:
+        """Legal actions from the phase alone (for a state rebuilt from an observation)."""
+        phase, seat = self.phase, self.current_player
         if phase == TAKE:
-            return self._take_actions(seat)
-        if phase == CLOSE:
-            return list(_CLOSE_OR_PASS)
-        if phase in (PLAY, FINAL):
-            line = self.lines[seat]
-            plays = [A.PLAY_ACTIONS[card] for card in self.hands[seat] if line.fits(card)]
-            plays.append(A.PASS_ACTION)
-            return plays
-        if phase == TURN:
-            legal = [] if self.took else self._take_actions(seat)
-            if not self.played:
-                line = self.lines[seat]
-                legal.extend(A.PLAY_ACTIONS[card] for card in self.hands[seat] if line.fits(card))
-            if not self.closed and self.lines[seat].cards:
-                legal.append(A.CLOSE_ACTION)
-            if self.took:
-                legal.append(A.PASS_ACTION)
-            return legal
-        return []
+            self._legal = self._take_actions(seat)
+        elif phase in (PLAY, FINAL):
+            self._legal = [*self._plays(seat), A.PASS_ACTION]
+        elif phase == CLOSE:
+            self._legal = [A.CLOSE_ACTION, A.PASS_ACTION]
+        elif phase == TURN:
+            self._legal = self._free_order_actions(seat)
+        else:
+            self._legal = []
+
+    def _plays(self, seat: int) -> list[str]:
+        line = self.lines[seat]
+        numbers, last, direction, bet = line.numbers, line.last, line.direction, line.bet
+        plays = []
+        for card in self.hands[seat]:
+            if card > 100:
+                if not bet:
+                    plays.append(_PLAY_ACTIONS[card])
+            elif numbers < 2 or (card > last if direction > 0 else card < last):
+                plays.append(_PLAY_ACTIONS[card])
+        return plays
+
+    def _free_order_actions(self, seat: int) -> list[str]:
+        legal = [] if self.took else self._take_actions(seat)
+        if not self.played:
+            legal.extend(self._plays(seat))
+        if not self.closed and self.lines[seat].cards:
+            legal.append(A.CLOSE_ACTION)
+        if self.took:
+            legal.append(A.PASS_ACTION)
+        return legal
 
     def _take_actions(self, seat: int) -> list[str]:
         line = self.lines[seat]
@@ -267,7 +315,7 @@ class GameState:
         legal: list[str] = []
         append = legal.append
         for card in self.market:
-            names = A.TAKE_ACTIONS[card]
+            names = _TAKE_ACTIONS[card]
             if card > 100:
                 fits = not bet
             else:
@@ -282,17 +330,13 @@ class GameState:
                 append(names[2])
         return legal
 
-    def _hand_card_fits(self, seat: int) -> bool:
-        line = self.lines[seat]
-        return any(line.fits(card) for card in self.hands[seat])
-
     # ------------------------------------------------------------------ moves
     def _take(self, seat: int, card: int, destination: int) -> None:
         self.market.remove(card)
-        if destination == A.TO_HAND:
+        if destination == _TO_HAND:
             self.hands[seat].append(card)
             return
-        if destination == A.TO_NEW_LINE:
+        if destination == _TO_NEW_LINE:
             self._close_line(seat)
         self._place(seat, card)
 
@@ -301,12 +345,28 @@ class GameState:
         self._place(seat, card)
 
     def _place(self, seat: int, card: int) -> None:
-        colour = self.lines[seat].add(card)
-        if colour >= 0:
+        """Put a card that fits at the end of the seat's line (Line.add, inlined: hot path)."""
+        line = self.lines[seat]
+        line.cards.append(card)
+        if card > 100:
+            line.bet = card
+            line.after_bet = 0
+            return
+        if line.numbers == 1:
+            line.direction = 1 if card > line.last else -1
+        line.numbers += 1
+        line.last = card
+        if line.bet:
+            line.after_bet += 1
+        colour = COLOUR_INDEX[card]
+        colours = line.colours
+        colours[colour] += 1
+        if colours[colour] == 3:
             jackpot = self.jackpots[colour]
             if jackpot:
                 self.piles[seat].extend(jackpot)
                 jackpot.clear()
+                self._jackpots_view = None
 
     def _close_line(self, seat: int) -> None:
         line = self.lines[seat]
@@ -319,35 +379,46 @@ class GameState:
         self.piles[seat].extend(numbers[3:])
         self.lines[seat] = Line()
 
-    def _apply_free_order(self, seat: int, kind: int, info: A.ActionInfo) -> None:
+    def _apply_free_order(self, seat: int, kind: int, card: int, destination: int) -> None:
         if kind == A.PASS:
             self._end_turn()
             return
         if kind == A.TAKE:
-            self._take(seat, info.card, info.destination)
+            self._take(seat, card, destination)
             self.took = True
         elif kind == A.PLAY:
-            self._play(seat, info.card)
+            self._play(seat, card)
             self.played = True
         else:
             self._close_line(seat)
             self.closed = True
-        if self.took:
-            can_play = not self.played and self._hand_card_fits(seat)
-            can_close = not self.closed and bool(self.lines[seat].cards)
-            if not can_play and not can_close:
-                self._end_turn()
+        legal = self._free_order_actions(seat)
+        if legal == [A.PASS_ACTION]:
+            self._end_turn()
+        else:
+            self._legal = legal
 
     # ------------------------------------------------------------- the flow
     def _begin_turn(self) -> None:
-        self.phase = TURN if self.ruleset == BGA else TAKE
         self.took = self.played = self.closed = False
+        if self.ruleset == BGA:
+            self.phase = TURN
+            self._legal = self._free_order_actions(self.current_player)
+        else:
+            self.phase = TAKE
+            self._legal = self._take_actions(self.current_player)
 
     def _end_turn(self) -> None:
-        self.turn_index += 1
-        if self.turn_index < self.num_players:
-            self.current = (self.first + self.turn_index) % self.num_players
-            self._begin_turn()
+        turn_index = self.turn_index = self.turn_index + 1
+        if turn_index < self.num_players:
+            seat = self.current_player = (self.first + turn_index) % self.num_players
+            self.took = self.played = self.closed = False
+            if self.ruleset == BGA:
+                self.phase = TURN
+                self._legal = self._free_order_actions(seat)
+            else:
+                self.phase = TAKE
+                self._legal = self._take_actions(seat)
         else:
             self._end_round()
 
@@ -355,8 +426,9 @@ class GameState:
         size = self.num_players + 2
         self.market = self.deck[self.position : self.position + size]
         self.position += size
+        self._unseen_view = None
         self.turn_index = 0
-        self.current = self.first
+        self.current_player = self.first
         self._begin_turn()
 
     def _end_round(self) -> None:
@@ -371,6 +443,7 @@ class GameState:
         self._start_round()
 
     def _discard_to_jackpots(self, cards: list[int]) -> None:
+        self._jackpots_view = None
         for card in cards:
             if card > 100:
                 self.out.append(card)
@@ -380,6 +453,7 @@ class GameState:
     def _end_game(self) -> None:
         self._discard_to_jackpots(self.deck[self.position :])
         self.position = len(self.deck)
+        self._unseen_view = None
         self.final_pass = 0
         self.final_index = 0
         self._next_final_play()
@@ -390,20 +464,30 @@ class GameState:
         while self.final_pass < 2:
             while self.final_index < n:
                 seat = (self.first + self.final_index) % n
-                if not self.passed[seat] and self._hand_card_fits(seat):
-                    self.current = seat
-                    self.phase = FINAL
-                    return
+                if not self.passed[seat]:
+                    plays = self._plays(seat)
+                    if plays:
+                        plays.append(A.PASS_ACTION)
+                        self.current_player = seat
+                        self.phase = FINAL
+                        self._legal = plays
+                        return
                 self.final_index += 1
             self.final_pass += 1
             self.final_index = 0
         for seat in range(n):
             self._close_line(seat)
+            self._views[seat] = None
         self.phase = OVER
-        self.current = -1
+        self.current_player = -1
+        self.is_over = True
+        self._legal = []
 
 
 def check_seat(state: GameState, seat: object) -> int:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_players:
         raise IllegalAction(f"seat must be 0 to {state.num_players - 1}, not {seat!r}")
     return seat
+
+
+from .observation import build_observation as _build_observation  # noqa: E402  (it imports this module)

@@ -1,0 +1,56 @@
+"""Engine speed on one core: random games per second through the state API.
+
+Prints, for two and five players and both rulesets: games per second with legal actions and
+apply only, the same with an observation built for the deciding seat at every decision, and
+the mean number of decisions per game. Goals (issue 2): at least 4,000 two-player games/s
+without observations and 1,500 with them.
+
+    python benchmarks/engine.py [--games N] [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+
+from lineit_platform.engine import new_game
+
+
+def play(num_players: int, ruleset: str, games: int, *, observe: bool) -> tuple[float, float]:
+    uniform = random.Random(12345).random
+    decisions = 0
+    started = time.perf_counter()
+    for seed in range(games):
+        state = new_game(num_players, ruleset, seed=seed)
+        while not state.is_over:
+            if observe:
+                state.observation(state.current_player)
+            legal = state.legal_actions()
+            state.apply(legal[int(uniform() * len(legal))])
+            decisions += 1
+    elapsed = time.perf_counter() - started
+    return games / elapsed, decisions / games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3000, help="games per measurement (default 3000)")
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per row; the best is kept")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    print(f"{'players':>7} {'ruleset':>8} {'games/s':>9} {'with obs':>9} {'decisions/game':>15}")
+    for num_players in (2, 3, 4, 5):
+        for ruleset in ("standard", "bga"):
+            plain = max(play(num_players, ruleset, args.games, observe=False)[0] for _ in range(args.repeat))
+            observed, decisions = 0.0, 0.0
+            for _ in range(args.repeat):
+                rate, decisions = play(num_players, ruleset, args.games, observe=True)
+                observed = max(observed, rate)
+            print(f"{num_players:>7} {ruleset:>8} {plain:>9.0f} {observed:>9.0f} {decisions:>15.1f}")
+
+
+if __name__ == "__main__":
+    main()

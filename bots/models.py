@@ -1,0 +1,92 @@
+"""Bots and their versions. A version is one uploaded file, kept for ever and tied to its matches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+from lineit_platform.botkit.sources import BotSource
+
+BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots")
+    name = models.CharField(
+        max_length=40,
+        unique=True,
+        validators=[RegexValidator(BOT_NAME_PATTERN, "2-40 letters, digits, '.', '_' or '-'")],
+    )
+    description = models.TextField(blank=True)
+    is_builtin = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BotVersionQuerySet(models.QuerySet["BotVersion"]):
+    def active(self) -> BotVersionQuerySet:
+        return self.filter(status=BotVersion.Status.ACTIVE)
+
+
+class BotVersion(models.Model):
+    class Status(models.TextChoices):
+        VALIDATING = "validating"
+        ACTIVE = "active"
+        REJECTED = "rejected"
+        RETIRED = "retired"
+
+    class Kind(models.TextChoices):
+        FILE = "py", "Python file"
+        PACKAGE = "zip", "zip package"
+
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=3, choices=Kind.choices)
+    original_name = models.CharField(max_length=255)
+    # Relative to MEDIA_ROOT; each version has a folder of its own holding only its code.
+    path = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.VALIDATING, db_index=True)
+    rejection_reason = models.TextField(blank=True)
+    # The bot's stderr during validation: shown to its owner only.
+    rejection_stderr = models.TextField(blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="uploaded_versions"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    sandbox_tier = models.CharField(max_length=32, blank=True)
+
+    objects = BotVersionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["bot__name", "number"]
+        constraints = [models.UniqueConstraint(fields=["bot", "number"], name="unique_version_number")]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        return f"{self.bot.name}@v{self.number}"
+
+    @property
+    def file_path(self) -> Path:
+        return Path(settings.MEDIA_ROOT) / self.path
+
+    def source(self) -> BotSource:
+        return BotSource(name=self.label, path=self.file_path, builtin=False)
+
+    def visible_details_for(self, user: object) -> bool:
+        """The owner (and staff) may read the bot's stderr."""
+        return bool(getattr(user, "is_staff", False)) or getattr(user, "pk", None) == self.bot.owner_id

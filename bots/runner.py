@@ -1,0 +1,44 @@
+"""The one place where the platform runs bots: every match goes through the sandbox from here.
+
+Bots are untrusted, so nothing else in bots/ or tournaments/ may call a referee directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from django.conf import settings
+
+from lineit_platform.botkit.limits import Limits
+from lineit_platform.botkit.referee import GameRecord, MatchResult
+from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.sources import BotSource
+
+
+def sandbox_tier_detect() -> str:
+    """The isolation tier this process uses (SANDBOX_TIER, or the best one that works here,
+    detected once per process); raises SandboxUnavailable when none works (fail closed)."""
+    from lineit_platform.sandbox.tiers import require_tier
+
+    return require_tier(settings.SANDBOX_TIER or None)
+
+
+def sandbox_match_run(
+    *,
+    spec: MatchSpec,
+    sources: Sequence[BotSource],
+    limits: Limits | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> MatchResult:
+    """Play ``spec`` with one sandboxed process per seat. Raises SandboxUnavailable (fail closed)
+    and PlatformFailure (the sandbox did not start), which are never held against a bot."""
+    from lineit_platform.sandbox import run_sandboxed_match
+
+    return run_sandboxed_match(
+        spec,
+        list(sources),
+        limits=limits,
+        on_game=on_game,
+        tier=sandbox_tier_detect(),
+        pin_cpu=settings.SANDBOX_PIN_CPU,
+    )

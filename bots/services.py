@@ -1,0 +1,204 @@
+"""Writes about bots: create, upload a version, validate it, retire it, register built-ins."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from lineit_platform.botkit.failures import PLATFORM_FAULTS
+from lineit_platform.botkit.limits import Limits
+from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
+from lineit_platform.errors import ApplicationError, Conflict, Forbidden
+
+from .models import Bot, BotVersion
+from .runner import sandbox_match_run
+from .uploads import UploadLimits, check_upload
+
+logger = logging.getLogger(__name__)
+
+
+def upload_limits() -> UploadLimits:
+    return UploadLimits(
+        max_bytes=settings.BOT_UPLOAD_MAX_BYTES,
+        max_files=settings.BOT_ZIP_MAX_FILES,
+        max_file_bytes=settings.BOT_ZIP_MAX_FILE_BYTES,
+        max_total_bytes=settings.BOT_ZIP_MAX_TOTAL_BYTES,
+        max_ratio=settings.BOT_ZIP_MAX_RATIO,
+    )
+
+
+def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_builtin: bool = False) -> Bot:
+    bot = Bot(owner=owner, name=name, description=description, is_builtin=is_builtin)
+    try:
+        bot.full_clean()
+    except ValidationError as error:
+        messages = "; ".join(f"{field}: {' '.join(texts)}" for field, texts in error.message_dict.items())
+        raise ApplicationError(messages) from None
+    bot.save()
+    return bot
+
+
+def _store(content: bytes, sha256: str, kind: str) -> str:
+    """Write the code in a folder of its own (the sandbox binds only that folder). Content-addressed,
+    so writing it again is harmless."""
+    relative = f"versions/{sha256}/bot.{kind}"
+    target = Path(settings.MEDIA_ROOT) / relative
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as handle:
+            handle.write(content)
+        os.chmod(handle.name, 0o644)
+        os.replace(handle.name, target)
+    return relative
+
+
+@transaction.atomic
+def bot_version_upload(
+    *, bot: Bot, uploaded_by: AbstractBaseUser, filename: str, content: bytes, validate: bool = True
+) -> BotVersion:
+    """Check the upload at the door, store it as a new version in ``validating`` and queue its
+    validation game. Anything refused at the door raises UploadRejected and stores nothing."""
+    if bot.owner_id != uploaded_by.pk and not getattr(uploaded_by, "is_staff", False):
+        raise Forbidden(f"{bot.name} belongs to someone else")
+    kind = check_upload(filename, content, upload_limits())
+    sha256 = hashlib.sha256(content).hexdigest()
+    bot = Bot.objects.select_for_update().get(pk=bot.pk)  # serialises version numbers per bot
+    twin = bot.versions.filter(sha256=sha256).exclude(status=BotVersion.Status.REJECTED).first()
+    if twin is not None:
+        raise Conflict(f"this file is already {twin.label} ({twin.status})")
+    number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+    version = BotVersion.objects.create(
+        bot=bot,
+        number=number,
+        kind=kind,
+        original_name=Path(filename).name[:255],
+        path=_store(content, sha256, kind),
+        sha256=sha256,
+        size=len(content),
+        uploaded_by=uploaded_by,
+    )
+    if validate:
+        from .tasks import bot_version_validate_task
+
+        transaction.on_commit(lambda: bot_version_validate_task.delay(version.pk))
+    return version
+
+
+VALIDATION_SEED = 20240601
+
+
+def bot_version_validate(*, version_id: int) -> BotVersion:
+    """Play the validation game: the new version against itself, inside the sandbox.
+
+    Any failure that is the bot's fault rejects the version, saying exactly why. A platform
+    failure (no sandbox, a sandbox that did not start) leaves it ``validating`` and raises, so the
+    task retries it."""
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    if version.status != BotVersion.Status.VALIDATING:
+        return version
+    spec = MatchSpec(
+        num_players=2,
+        games=settings.BOT_VALIDATION_GAMES,
+        seed=VALIDATION_SEED,
+        rotate_seats=True,
+        duplicate_deals=False,
+    )
+    result = sandbox_match_run(spec=spec, sources=[version.source(), version.source()], limits=Limits())
+    failures = [failure for failure in result.failures if failure.kind not in PLATFORM_FAULTS]
+    if failures:
+        first = failures[0]
+        where = f" (game {first.game + 1}, decision {first.decision})" if first.decision >= 0 else ""
+        reason = f"validation game failed: {first.kind}: {first.message}{where}"
+        return bot_version_reject(version=version, reason=reason, stderr=first.stderr_tail, tier=result.tier)
+    return bot_version_activate(version=version, tier=result.tier)
+
+
+def _set_status(version: BotVersion, *, expected: str, fields: dict[str, object]) -> BotVersion:
+    updated = BotVersion.objects.filter(pk=version.pk, status=expected).update(**fields)
+    if updated:
+        for name, value in fields.items():
+            setattr(version, name, value)
+    else:
+        version.refresh_from_db()
+    return version
+
+
+def bot_version_activate(*, version: BotVersion, tier: str = "") -> BotVersion:
+    fields = {"status": BotVersion.Status.ACTIVE, "validated_at": timezone.now(), "sandbox_tier": tier}
+    return _set_status(version, expected=BotVersion.Status.VALIDATING, fields=fields)
+
+
+def bot_version_reject(*, version: BotVersion, reason: str, stderr: str = "", tier: str = "") -> BotVersion:
+    fields = {
+        "status": BotVersion.Status.REJECTED,
+        "rejection_reason": reason,
+        "rejection_stderr": stderr[-4000:],
+        "validated_at": timezone.now(),
+        "sandbox_tier": tier,
+    }
+    return _set_status(version, expected=BotVersion.Status.VALIDATING, fields=fields)
+
+
+def bot_version_retire(*, version: BotVersion) -> BotVersion:
+    """A retired version keeps its matches and ratings but plays no more ladder matches."""
+    fields = {"status": BotVersion.Status.RETIRED, "retired_at": timezone.now()}
+    return _set_status(version, expected=BotVersion.Status.ACTIVE, fields=fields)
+
+
+def system_user() -> AbstractBaseUser:
+    user, created = get_user_model().objects.get_or_create(username=settings.SYSTEM_USERNAME)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+@transaction.atomic
+def builtin_bots_register(*, names: tuple[str, ...] = BUILTIN_NAMES) -> list[BotVersion]:
+    """Register each built-in bot for the system user; a changed file becomes a new version and
+    retires the previous one. Built-ins are trusted code from this repository: they are active
+    at once (the ladder still runs them in the sandbox). Idempotent."""
+    owner = system_user()
+    registered = []
+    for name in names:
+        path = BUILTIN_DIR / f"{name}_bot.py"
+        if not path.is_file():
+            logger.warning("built-in bot %s is missing (%s)", name, path)
+            continue
+        content = path.read_bytes()
+        sha256 = hashlib.sha256(content).hexdigest()
+        bot, _ = Bot.objects.get_or_create(
+            name=name, defaults={"owner": owner, "is_builtin": True, "description": f"built-in {name} bot"}
+        )
+        bot = Bot.objects.select_for_update().get(pk=bot.pk)
+        current = bot.versions.filter(sha256=sha256).first()
+        if current is None:
+            for old in bot.versions.filter(status=BotVersion.Status.ACTIVE):
+                bot_version_retire(version=old)
+            number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+            current = BotVersion.objects.create(
+                bot=bot,
+                number=number,
+                kind=BotVersion.Kind.FILE,
+                original_name=path.name,
+                path=_store(content, sha256, "py"),
+                sha256=sha256,
+                size=len(content),
+                uploaded_by=owner,
+                status=BotVersion.Status.ACTIVE,
+                validated_at=timezone.now(),
+            )
+        registered.append(current)
+    return registered

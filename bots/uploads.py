@@ -1,0 +1,146 @@
+"""Checks at the door: everything about an upload that can be decided without running it.
+
+A ``.py`` file must be UTF-8 and compile. A ``.zip`` must be a plain archive of regular files
+with ``bot.py`` at its root: no absolute paths, no ``..``, no symlinks, no encryption, not too
+many or too large files, no suspicious compression ratio (archive bombs), and every member must
+decompress to exactly its declared size. Nothing here imports or runs the bot.
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+import zlib
+from dataclasses import dataclass
+
+from lineit_platform.botkit.interface import ENTRY_MODULE
+from lineit_platform.errors import ApplicationError
+
+
+class UploadRejected(ApplicationError):
+    code = "upload_rejected"
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    max_bytes: int = 1024 * 1024
+    max_files: int = 200
+    max_file_bytes: int = 5 * 1024 * 1024
+    max_total_bytes: int = 20 * 1024 * 1024
+    max_ratio: int = 100
+
+
+def upload_kind(filename: str) -> str:
+    lowered = filename.lower()
+    if lowered.endswith(".py"):
+        return "py"
+    if lowered.endswith(".zip"):
+        return "zip"
+    raise UploadRejected(f"{filename!r}: a bot is a .py file or a .zip package with {ENTRY_MODULE} at its root")
+
+
+def check_upload(filename: str, content: bytes, limits: UploadLimits) -> str:
+    """The kind ("py" or "zip") of an acceptable upload; raises UploadRejected saying why not."""
+    kind = upload_kind(filename)
+    if not content:
+        raise UploadRejected("the file is empty")
+    if len(content) > limits.max_bytes:
+        raise UploadRejected(f"the file is {len(content)} bytes; the limit is {limits.max_bytes}")
+    if kind == "py":
+        check_python_source(filename, content)
+    else:
+        check_zip(content, limits)
+    return kind
+
+
+def check_python_source(filename: str, content: bytes) -> None:
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UploadRejected(f"{filename} is not UTF-8 text: {error}") from None
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise UploadRejected(f"{filename}, line {error.lineno}: syntax error: {error.msg}") from None
+    except ValueError as error:  # null bytes
+        raise UploadRejected(f"{filename}: {error}") from None
+
+
+def _check_member_name(name: str) -> None:
+    if not name or "\\" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        raise UploadRejected(f"archive member {name!r} has an absolute or non-portable path")
+    if any(part in ("..",) for part in name.split("/")):
+        raise UploadRejected(f"archive member {name!r} points outside the archive ('..')")
+    if "\x00" in name:
+        raise UploadRejected(f"archive member {name!r} has a NUL byte in its name")
+
+
+def check_zip(content: bytes, limits: UploadLimits) -> None:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(content))
+    except (zipfile.BadZipFile, ValueError) as error:
+        raise UploadRejected(f"not a readable zip archive: {error}") from None
+    with archive:
+        members = archive.infolist()
+        if len(members) > limits.max_files:
+            raise UploadRejected(f"the archive holds {len(members)} entries; the limit is {limits.max_files}")
+        seen: set[str] = set()
+        total = 0
+        for member in members:
+            _check_member(member, limits)
+            if member.filename in seen:
+                raise UploadRejected(f"archive member {member.filename!r} appears twice")
+            seen.add(member.filename)
+            total += member.file_size
+            if total > limits.max_total_bytes:
+                raise UploadRejected(f"the archive unpacks to more than {limits.max_total_bytes} bytes")
+        if ENTRY_MODULE not in seen:
+            raise UploadRejected(f"the archive has no {ENTRY_MODULE} at its root (found: {_sample(seen)})")
+        for member in members:
+            if not member.is_dir():
+                data = _read_bounded(archive, member)
+                if member.filename == ENTRY_MODULE:
+                    check_python_source(ENTRY_MODULE, data)
+
+
+def _check_member(member: zipfile.ZipInfo, limits: UploadLimits) -> None:
+    _check_member_name(member.filename)
+    kind = stat.S_IFMT(member.external_attr >> 16)  # 0: no Unix mode recorded, a plain file
+    if kind == stat.S_IFLNK:
+        raise UploadRejected(f"archive member {member.filename!r} is a symbolic link")
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        raise UploadRejected(f"archive member {member.filename!r} is not a regular file")
+    if member.flag_bits & 0x1:
+        raise UploadRejected(f"archive member {member.filename!r} is encrypted")
+    if member.file_size > limits.max_file_bytes:
+        raise UploadRejected(
+            f"archive member {member.filename!r} unpacks to {member.file_size} bytes; "
+            f"the limit is {limits.max_file_bytes}"
+        )
+    if member.file_size > 1024 and member.file_size > limits.max_ratio * max(member.compress_size, 1):
+        raise UploadRejected(
+            f"archive member {member.filename!r} is compressed {member.file_size // max(member.compress_size, 1)}:1; "
+            f"more than {limits.max_ratio}:1 looks like an archive bomb"
+        )
+
+
+def _read_bounded(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> bytes:
+    """Decompress one member, never more than its declared size (which was checked)."""
+    chunks = []
+    size = 0
+    try:
+        with archive.open(member) as stream:
+            while chunk := stream.read(65536):
+                size += len(chunk)
+                if size > member.file_size:
+                    raise UploadRejected(f"archive member {member.filename!r} is larger than it declares")
+                chunks.append(chunk)
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as error:
+        raise UploadRejected(f"archive member {member.filename!r} cannot be read: {error}") from None
+    return b"".join(chunks)
+
+
+def _sample(names: set[str]) -> str:
+    listed = sorted(names)[:5]
+    return ", ".join(listed) + (", ..." if len(names) > 5 else "") if listed else "nothing"

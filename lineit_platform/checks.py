@@ -1,0 +1,63 @@
+"""System checks for the settings that matter (``manage.py check``, run at every start)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import Error, Tags, Warning, register
+
+from lineit_platform.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS
+from lineit_platform.sandbox import TIERS
+
+
+@register(Tags.compatibility)
+def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Error | Warning]:
+    problems: list[Error | Warning] = []
+    for size in settings.LADDER_TABLE_SIZES:
+        if not MIN_PLAYERS <= size <= MAX_PLAYERS:
+            problems.append(
+                Error(f"LADDER_TABLE_SIZES holds {size}: tables seat {MIN_PLAYERS} to {MAX_PLAYERS}", id="lineit.E001")
+            )
+    if not settings.LADDER_TABLE_SIZES:
+        problems.append(Error("LADDER_TABLE_SIZES is empty", id="lineit.E001"))
+    for ruleset in settings.LADDER_RULESETS:
+        if ruleset not in RULESETS:
+            problems.append(
+                Error(f"LADDER_RULESETS names {ruleset!r}; rulesets are {', '.join(RULESETS)}", id="lineit.E002")
+            )
+    if settings.MATCH_SOFT_MARGIN_SECONDS >= settings.MATCH_TIME_LIMIT_SECONDS:
+        problems.append(Error("MATCH_SOFT_MARGIN_SECONDS must be below MATCH_TIME_LIMIT_SECONDS", id="lineit.E003"))
+    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
+    if timeout is not None and timeout <= settings.MATCH_TIME_LIMIT_SECONDS:
+        problems.append(
+            Error(
+                f"CELERY_VISIBILITY_TIMEOUT ({timeout} s) must exceed MATCH_TIME_LIMIT_SECONDS "
+                f"({settings.MATCH_TIME_LIMIT_SECONDS} s), or a long match is delivered twice",
+                id="lineit.E004",
+            )
+        )
+    if settings.SANDBOX_TIER and settings.SANDBOX_TIER not in TIERS:
+        problems.append(
+            Error(
+                f"SANDBOX_TIER must be empty (detect) or one of {', '.join(TIERS)}, not {settings.SANDBOX_TIER!r}",
+                id="lineit.E005",
+            )
+        )
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if settings.CELERY_BROKER_URL.startswith("filesystem") and engine.endswith("postgresql"):
+        problems.append(
+            Warning(
+                "PostgreSQL with the filesystem broker: workers on other machines will not see the queue; "
+                "set CELERY_BROKER_URL to Redis",
+                id="lineit.W002",
+            )
+        )
+    return problems
+
+
+@register(Tags.security, deploy=True)
+def check_deployment_settings(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    if settings.SECRET_KEY.startswith("insecure-"):
+        return [Warning("SECRET_KEY is the development default; set it in production", id="lineit.W001")]
+    return []

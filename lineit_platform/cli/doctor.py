@@ -1,0 +1,32 @@
+"""``lineit doctor``: which sandbox tier works on this machine, and why the others do not."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .errors import CommandError
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "doctor",
+        help="check which sandbox tier can run bots here",
+        description=(
+            "Start a sandboxed child in each isolation tier and report what works. The exit status is "
+            "non-zero when no tier works: then only --in-process matches (trusted bots) can run."
+        ),
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from lineit_platform.sandbox import detect_tier, doctor_report
+    except ImportError as error:
+        raise CommandError(f"the sandbox is not installed ({error})") from None
+    print(doctor_report())
+    tier = detect_tier()
+    if tier.name is None:
+        raise CommandError("no sandbox tier works on this machine: untrusted bots cannot run here")
+    return 0

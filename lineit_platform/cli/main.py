@@ -1,0 +1,78 @@
+"""``lineit``: the entry point. Parses the command line and maps errors to exit statuses."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from . import doctor, match, rules, show, verify
+from .errors import CommandError, UsageError
+
+INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in lineit itself, told apart from a failed command
+
+DESCRIPTION = """\
+Line-it Arena on your own machine: play matches between bots, show and verify replays.
+
+exit status: 0 success, 1 the command ran and something failed (an unreadable file, a replay
+that does not verify, no sandbox), 2 the command line is wrong (unknown option, bad value,
+a bot that names no file and no built-in)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors become one line, ``lineit: error: ...``."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="lineit", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
+    for module in (match, show, verify, doctor, rules):
+        module.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise UsageError("choose a command: match, show, verify, doctor or rules (see 'lineit --help')")
+        status: int = args.handler(args)
+        return status
+    except CommandError as error:
+        _flush_quietly()
+        print(f"lineit: error: {error}", file=sys.stderr)
+        return error.exit_status
+    except SystemExit as done:  # --help and --version end here
+        return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
+    except KeyboardInterrupt:
+        print("\nlineit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `lineit show ... | head`: the reader left; say nothing and do not fail at exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as error:
+        if os.environ.get("LINEIT_DEBUG"):
+            raise
+        print(
+            f"lineit: internal error: {type(error).__name__}: {error} "
+            "(a bug in lineit; set LINEIT_DEBUG=1 to see the traceback)",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR_EXIT
+
+
+def _flush_quietly() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

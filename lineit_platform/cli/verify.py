@@ -1,0 +1,48 @@
+"""``lineit verify``: re-run replay files with the engine and check their recorded results."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from lineit_platform.engine import Verification, verify_replay
+
+from .errors import CommandError
+from .replayfile import load_replay
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "verify",
+        help="verify replay files",
+        description=(
+            "Re-run each replay from its deck with this engine: every action must be legal and the "
+            "recorded scores and ranks must be the ones the game gives. One line per file; the exit "
+            "status is 0 only if every file verifies."
+        ),
+    )
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="replay files (JSON)")
+    parser.set_defaults(handler=run)
+
+
+def verify_file(path: Path) -> Verification:
+    try:
+        document = load_replay(path)
+    except CommandError as error:
+        return Verification(False, str(error).removeprefix(f"{path}: "))
+    try:
+        return verify_replay(document)
+    except Exception as error:  # a mangled document the engine did not anticipate
+        return Verification(False, f"malformed replay ({type(error).__name__}: {error})")
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = 0
+    for path in args.files:
+        outcome = verify_file(path)
+        failed += not outcome.ok
+        print(f"{'ok  ' if outcome.ok else 'FAIL'}  {path}: {outcome.message}")
+    if failed and len(args.files) > 1:
+        print(f"{failed} of {len(args.files)} replays did not verify")
+    return 1 if failed else 0

@@ -1,0 +1,390 @@
+"""The bot host: the trusted program that runs inside the sandbox and loads one bot.
+
+It is started as ``python -I -S host.py READ_FD WRITE_FD`` with an empty environment, imports
+only built-in modules and ctypes before the bot, and never imports anything from the platform
+except the bot interface (and, because bots may use it, the engine). Steps:
+
+1. read the configuration frame (marshal, written by the trusted parent);
+2. confine itself: rlimits; in the Landlock tier also the parent-death signal, capability drop,
+   no_new_privs and a Landlock ruleset; then a seccomp filter (in the bubblewrap tier bwrap has
+   already applied the main filter, and this one only forbids exec);
+3. report ``C`` (confined), load the bot, report ``R`` (ready) or a failure;
+4. answer requests until the parent closes the pipe.
+
+Frames in both directions are a 4-byte big-endian length and a payload. Parent to host: marshal
+(the parent is trusted, the host decodes it). Host to parent: one type byte and UTF-8 text, so the
+parent never decodes anything richer than a string from the untrusted side.
+
+This file is copied into the sandbox's read-only runtime folder; it must stay standard-library
+only and must not import the platform package at module level.
+"""
+
+import marshal
+import os
+import signal
+import sys
+
+MAX_FRAME = 1 << 20
+HEADER = 4
+PIPE_LOST = 125  # exit status when the bot broke the host's pipes (player.py reads it as protocol)
+
+# Host -> parent message types.
+CONFINED = b"C"
+READY = b"R"
+ACTION = b"A"
+ACK = b"K"
+FAILURE = b"F"
+CANARY = b"Y"
+
+# Linux constants (asm-generic: identical on x86_64 and arm64).
+PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+SECCOMP_MODE_FILTER = 2
+RLIMITS = {"cpu": 0, "fsize": 1, "core": 4, "nofile": 7, "memlock": 8, "as": 9, "msgqueue": 12}
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+
+_reserve = bytearray(256 * 1024)  # released on MemoryError so the host can still report it
+
+
+class Channel:
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+
+    def _read_exact(self, size: int) -> bytes:
+        chunks = []
+        while size:
+            try:
+                chunk = os.read(self.read_fd, min(size, 1 << 16))
+            except OSError:
+                os._exit(PIPE_LOST)
+            if not chunk:
+                os._exit(0)  # the parent closed the pipe: the match is over
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
+    def receive(self):
+        size = int.from_bytes(self._read_exact(HEADER), "big")
+        return marshal.loads(self._read_exact(size))
+
+    def send(self, kind: bytes, text: str = "") -> None:
+        payload = kind + text.encode("utf-8", "replace")[: MAX_FRAME - 1]
+        data = len(payload).to_bytes(HEADER, "big") + payload
+        while data:
+            try:
+                written = os.write(self.write_fd, data)
+            except OSError:
+                os._exit(PIPE_LOST)
+            data = data[written:]
+
+    def fail(self, kind: str, message: str, detail: str = "") -> None:
+        self.send(FAILURE, f"{kind}\0{message}\0{detail}")
+
+
+class TolerantWriter:
+    """sys.stdout/sys.stderr for the bot: writes to fd 2 (a size-capped file) and never raises."""
+
+    encoding = "utf-8"
+    errors = "replace"
+
+    def write(self, text: str) -> int:
+        try:
+            os.write(2, str(text).encode("utf-8", "replace"))
+        except OSError:
+            pass  # over the file-size cap: the rest of the log is dropped
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 2
+
+
+# ----------------------------------------------------------------------------- confinement
+
+
+def _libc():
+    import ctypes
+
+    return ctypes, ctypes.CDLL(None, use_errno=True)
+
+
+def _check(ctypes, result: int, what: str) -> int:
+    if result < 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+    return result
+
+
+def set_rlimits(limits: dict) -> None:
+    ctypes, libc = _libc()
+
+    class RLimit(ctypes.Structure):
+        _fields_ = [("soft", ctypes.c_ulong), ("hard", ctypes.c_ulong)]
+
+    for name, (soft, hard) in limits.items():
+        _check(ctypes, libc.setrlimit(RLIMITS[name], ctypes.byref(RLimit(soft, hard))), f"setrlimit {name}")
+
+
+def drop_capabilities() -> None:
+    """Landlock tier only: a root worker would otherwise keep its capabilities in the bot."""
+    ctypes, libc = _libc()
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(64):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # EPERM without CAP_SETPCAP, EINVAL past the last cap
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    number = SYS_CAPSET.get(os.uname().machine)
+    if number is None:
+        raise OSError(f"unsupported machine {os.uname().machine}")
+    data = (Data * 2)()
+    _check(ctypes, libc.syscall(number, ctypes.byref(Header(0x20080522, 0)), data), "capset")
+
+
+def set_parent_death_signal(parent: int) -> None:
+    ctypes, libc = _libc()
+    _check(ctypes, libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def no_new_privileges() -> None:
+    ctypes, libc = _libc()
+    _check(ctypes, libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
+
+
+def landlock(read_paths: list) -> None:
+    """Allow reading (and executing) only ``read_paths``; deny every other file-system access,
+    TCP (ABI 4) and, from ABI 6, signals and abstract Unix sockets outside the sandbox."""
+    ctypes, libc = _libc()
+    abi = libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0, 1)
+    if abi < 1:
+        raise OSError("Landlock is not available")
+    fs, net, scoped = landlock_access(abi)
+    attr = (ctypes.c_uint64 * 3)(fs, net, scoped)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = _check(ctypes, libc.syscall(SYS_LANDLOCK_CREATE_RULESET, attr, size, 0), "landlock_create_ruleset")
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    read_dir, read_file, execute = 1 << 3, 1 << 2, 1 << 0
+    for path in read_paths:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        allowed = read_file | execute | (read_dir if os.path.isdir(path) else 0)
+        rule = PathBeneath(allowed, fd)
+        _check(ctypes, libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), f"landlock rule {path}")
+        os.close(fd)
+    _check(ctypes, libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    os.close(ruleset)
+
+
+def load_seccomp(program: bytes) -> None:
+    ctypes, libc = _libc()
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    no_new_privileges()
+    _check(ctypes, libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+
+
+def landlock_access(abi: int) -> tuple[int, int, int]:
+    fs = (1 << 13) - 1  # execute .. make_sym (ABI 1)
+    if abi >= 2:
+        fs |= 1 << 13  # refer
+    if abi >= 3:
+        fs |= 1 << 14  # truncate
+    if abi >= 5:
+        fs |= 1 << 15  # ioctl_dev
+    net = 0b11 if abi >= 4 else 0  # bind_tcp, connect_tcp
+    scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets, signals
+    return fs, net, scoped
+
+
+def confine(config: dict) -> None:
+    if config["tier"] == "landlock":
+        set_parent_death_signal(config["parent"])
+        drop_capabilities()
+    set_rlimits(config["rlimits"])
+    if config["tier"] == "landlock":
+        no_new_privileges()
+        landlock(config["read_paths"])
+    load_seccomp(config["seccomp"])
+
+
+def close_other_fds(keep: set) -> None:
+    for fd in range(3, 256):
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+# ----------------------------------------------------------------------------- canary
+
+
+def run_canary(config: dict) -> str:
+    """Attacks that must all fail once confined. Each line: name, 'blocked' or 'OPEN', detail."""
+    results = []
+
+    def attempt(name, action):
+        try:
+            action()
+        except BaseException as error:
+            results.append(f"{name}\tblocked\t{type(error).__name__}: {error}")
+        else:
+            results.append(f"{name}\tOPEN\t")
+
+    def socket_attack():
+        import _socket
+
+        _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+
+    def unix_socket_attack():
+        import _socket
+
+        _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+
+    def fork_attack():
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+    def write_attack():
+        for folder in ("/", "/tmp", config["bot_folder"], os.path.dirname(config["bot_entry"])):
+            with open(os.path.join(folder, ".lineit-canary"), "w") as handle:
+                handle.write("x")
+
+    def read_attack():
+        with open(config["secret"], "rb") as handle:
+            handle.read()
+
+    def exec_attack():
+        os.execv("/bin/sh", ["sh", "-c", "true"])
+
+    def signal_attack():
+        os.kill(config["parent"], 0)
+
+    attempt("tcp socket", socket_attack)
+    attempt("unix socket", unix_socket_attack)
+    attempt("fork", fork_attack)
+    attempt("write file", write_attack)
+    attempt("read outside", read_attack)
+    attempt("exec", exec_attack)
+    attempt("signal parent", signal_attack)
+    return "\n".join(results)
+
+
+# ----------------------------------------------------------------------------- the bot
+
+
+def last_line(error: BaseException) -> str:
+    import traceback
+
+    lines = traceback.format_exception_only(type(error), error)
+    return lines[-1].strip() if lines else repr(error)
+
+
+def report_error(channel: Channel, kind: str, error: BaseException) -> None:
+    global _reserve
+    _reserve = None  # type: ignore[assignment]
+    if isinstance(error, MemoryError):
+        channel.fail("memory", "MemoryError: the bot ran out of its memory limit")
+        return
+    if isinstance(error, SystemExit):
+        channel.fail("exited", f"the bot called exit({error.code!r})")
+        return
+    import traceback
+
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    sys.stderr.write(text)
+    channel.fail(kind, last_line(error), text[-4000:])
+
+
+def serve(channel: Channel, policy) -> None:
+    while True:
+        operation, payload = channel.receive()
+        try:
+            if operation == "act":
+                action = policy.act(payload)
+                if isinstance(action, str):
+                    channel.send(ACTION, action)
+                else:
+                    channel.fail("protocol", f"act() must return an action string, not {type(action).__name__}")
+                continue
+            if operation == "start_game":
+                policy.start_game(payload)
+            elif operation == "end_game":
+                policy.end_game(payload)
+            channel.send(ACK)
+        except BaseException as error:
+            report_error(channel, "exception", error)
+            os._exit(0)
+
+
+def main() -> None:
+    read_fd, write_fd = int(sys.argv[1]), int(sys.argv[2])
+    close_other_fds({read_fd, write_fd})
+    channel = Channel(read_fd, write_fd)
+    config = channel.receive()
+    try:
+        confine(config)
+    except BaseException as error:
+        os.write(2, f"confinement failed: {error!r}\n".encode())
+        os._exit(70)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # stderr is size-capped: drop, do not die
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr = TolerantWriter()  # type: ignore[assignment]
+    channel.send(CONFINED)
+    if config.get("canary"):
+        channel.send(CANARY, run_canary(config))
+        os._exit(0)
+    sys.path.insert(0, config["lib"])
+    import traceback  # noqa: F401  imported now: reporting must work when the bot exhausted its files
+
+    try:
+        from lineit_platform.botkit.interface import BotLoadError, load_policy
+
+        try:
+            policy = load_policy(_path(config["bot_entry"]))
+        except BotLoadError as error:
+            channel.fail("load", str(error))
+            os._exit(0)
+    except BaseException as error:
+        report_error(channel, "load", error)
+        os._exit(0)
+    channel.send(READY)
+    serve(channel, policy)
+
+
+def _path(text: str):
+    from pathlib import Path
+
+    return Path(text)
+
+
+if __name__ == "__main__":
+    main()

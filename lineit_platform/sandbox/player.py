@@ -1,0 +1,326 @@
+"""SandboxedPlayer: one bot in its own confined process, behind the botkit Player interface."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+from lineit_platform.botkit.failures import (
+    CPU_LIMIT,
+    CRASH,
+    EXITED,
+    KINDS,
+    LOAD,
+    PROTOCOL,
+    STARTUP_FAILED,
+    TIMEOUT,
+    BotFailure,
+)
+from lineit_platform.botkit.limits import Limits
+from lineit_platform.botkit.sources import BotSource
+
+from .launch import BUBBLEWRAP, Launched, host_config, launch, read_tail, stderr_file
+from .protocol import Channel, ChannelClosed, ChannelTimeout, ProtocolViolation
+from .runtime import BotStagingError, StagedBot, stage_bot
+
+EXIT_GRACE_SECONDS = 2.0
+HOST_PIPE_LOST = 125  # host.py's exit status when the bot closed or broke its pipes
+DECISIONS_ALLOWED_WITHOUT_BANK = 200  # for the CPU rlimit of a player made outside a match
+
+
+class TurnGate:
+    """Lets exactly one bot of a match run at a time: the others are frozen (SIGSTOP).
+
+    A player shared by a gate is thawed when the referee turns to it and frozen when the referee
+    turns to another player, so consecutive decisions of one bot cost no signals. A player
+    without a gate is frozen after every call.
+    """
+
+    def __init__(self) -> None:
+        self.active: SandboxedPlayer | None = None
+
+    def activate(self, player: SandboxedPlayer) -> None:
+        if self.active is not player:
+            if self.active is not None:
+                self.active.freeze()
+            self.active = player
+        player.thaw()
+
+    def release(self, player: SandboxedPlayer) -> None:
+        if self.active is player:
+            self.active = None
+
+
+def default_cpu_seconds(limits: Limits, decisions: int = DECISIONS_ALLOWED_WITHOUT_BANK) -> float:
+    """A bot is frozen off its turn and the match is pinned to one CPU, so CPU time can only
+    exceed wall time through threads on other CPUs: the rlimit is a safety net sized to the
+    most wall time a bot may legitimately use over ``decisions`` decisions."""
+    return limits.startup_seconds + limits.bank_seconds + limits.move_timeout_seconds + limits.move_seconds * decisions
+
+
+class SandboxedPlayer:
+    """Implements botkit.players.Player with the bot in a sandboxed process of one tier."""
+
+    def __init__(
+        self,
+        source: BotSource,
+        limits: Limits,
+        *,
+        tier: str | None = None,
+        cpu_seconds: float | None = None,
+        gate: TurnGate | None = None,
+    ) -> None:
+        from .tiers import require_tier
+
+        self.name = source.name
+        self.source = source
+        self.limits = limits
+        self.tier = require_tier(tier)
+        self.cpu_seconds = cpu_seconds if cpu_seconds is not None else default_cpu_seconds(limits)
+        self._gate = gate
+        self._staged: StagedBot | None = None
+        self._stderr: IO[bytes] | None = None
+        self._launched: Launched | None = None
+        self._channel: Channel | None = None
+        self._pidfd: int | None = None
+        self._frozen = False
+        self._killed = False
+
+    # ------------------------------------------------------------------ the Player interface
+
+    def start(self, timeout: float) -> None:
+        self.close()
+        deadline = time.monotonic() + timeout
+        try:
+            if self._staged is None:
+                self._staged = stage_bot(self.source.path)
+        except (BotStagingError, OSError) as error:
+            raise BotFailure(LOAD, str(error)) from None
+        self._stderr = stderr_file()
+        try:
+            config = host_config(self.tier, self._staged, self.limits.memory_mb, self.cpu_seconds)
+            self._launched = launch(self.tier, self._staged, self._stderr, config)
+        except Exception as error:
+            self.close()
+            raise BotFailure(STARTUP_FAILED, f"could not start the {self.tier} sandbox: {error}") from None
+        self._channel = Channel(self._launched.to_host, self._launched.from_host)
+        self._handshake(deadline, timeout)
+
+    def start_game(self, info: dict[str, Any], timeout: float) -> None:
+        self._call("start_game", info, timeout)
+
+    def act(self, observation: dict[str, Any], timeout: float) -> Any:
+        return self._call("act", observation, timeout)
+
+    def end_game(self, result: dict[str, Any], timeout: float) -> None:
+        self._call("end_game", result, timeout)
+
+    def stderr_tail(self) -> str:
+        return read_tail(self._stderr)
+
+    def close(self) -> None:
+        if self._gate is not None:
+            self._gate.release(self)
+        if self._launched is not None:
+            self._kill()
+            self._launched.process.wait()
+            if self._launched.info is not None:
+                os.close(self._launched.info)
+            self._launched = None
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+        self._frozen = False
+        self._killed = False
+
+    def cleanup(self) -> None:
+        """close(), and remove the bot's private copy of its files."""
+        self.close()
+        if self._staged is not None:
+            self._staged.cleanup()
+            self._staged = None
+
+    def __del__(self) -> None:
+        if getattr(self, "_launched", None) is not None:
+            self._kill()
+
+    # ------------------------------------------------------------------ freezing
+
+    def freeze(self) -> None:
+        if not self._frozen and self._pidfd is not None:
+            self._signal(signal.SIGSTOP)
+            self._frozen = True
+
+    def thaw(self) -> None:
+        if self._frozen and self._pidfd is not None:
+            self._signal(signal.SIGCONT)
+            self._frozen = False
+
+    def _signal(self, number: int) -> None:
+        try:
+            signal.pidfd_send_signal(self._pidfd, number)  # type: ignore[arg-type]
+        except ProcessLookupError:
+            pass  # already dead: the next read reports how
+
+    # ------------------------------------------------------------------ internals
+
+    def _handshake(self, deadline: float, timeout: float) -> None:
+        channel = self._require_channel()
+        try:
+            reply = channel.receive(deadline)
+        except (ChannelTimeout, ChannelClosed, ProtocolViolation) as error:
+            self._fail(STARTUP_FAILED, f"the sandbox did not report it was confined ({error})")
+        if reply != b"C":
+            self._fail(STARTUP_FAILED, f"unexpected first message from the bot host: {reply[:40]!r}")
+        try:
+            self._pidfd = os.pidfd_open(self._host_pid())
+        except (OSError, ValueError) as error:
+            self._fail(STARTUP_FAILED, f"cannot find the bot host's process: {error}")
+        try:
+            reply = channel.receive(deadline)
+        except ChannelTimeout:
+            self._fail(TIMEOUT, f"the bot did not finish loading within {timeout:.3f} s")
+        except ChannelClosed:
+            self._died("while loading")
+        except ProtocolViolation as error:
+            self._fail(PROTOCOL, str(error))
+        if reply != b"R":
+            self._unexpected(reply, LOAD)
+        self._park()
+
+    def _host_pid(self) -> int:
+        launched = self._require_launched()
+        if launched.info is None:
+            return launched.process.pid
+        # bubblewrap reports the pid of its init in the new pid namespace; the host is its child.
+        info = os.read(launched.info, 4096).decode()
+        init = int(info.split('"child-pid":')[1].split(",")[0].split("}")[0])
+        children = Path(f"/proc/{init}/task/{init}/children").read_text().split()
+        if len(children) != 1:
+            raise ValueError(f"bubblewrap's init has {len(children)} children")
+        return int(children[0])
+
+    def _call(self, operation: str, payload: dict[str, Any], timeout: float) -> Any:
+        channel = self._require_channel()
+        deadline = time.monotonic() + timeout
+        if self._gate is not None:
+            self._gate.activate(self)
+        else:
+            self.thaw()
+        if channel.has_unread():
+            self._stray()
+        try:
+            channel.send(marshal.dumps((operation, payload)), deadline)
+            reply = channel.receive(deadline)
+        except ChannelTimeout:
+            self._fail(TIMEOUT, f"no answer to {operation} within {timeout:.3f} s")
+        except ChannelClosed:
+            self._died(f"during {operation}")
+        except ProtocolViolation as error:
+            self._fail(PROTOCOL, str(error))
+        if self._gate is None:
+            self.freeze()
+        kind = reply[:1]
+        if operation == "act" and kind == b"A":
+            try:
+                return reply[1:].decode("utf-8")
+            except UnicodeDecodeError:
+                self._fail(PROTOCOL, "the action is not valid UTF-8")
+        if operation != "act" and reply == b"K":
+            return None
+        self._unexpected(reply, PROTOCOL)
+
+    def _park(self) -> None:
+        if self._gate is not None:
+            self._gate.release(self)
+        self.freeze()
+
+    def _stray(self) -> NoReturn:
+        channel = self._require_channel()
+        try:
+            channel.receive(time.monotonic())
+        except ChannelClosed:
+            self._died("between decisions")
+        except (ChannelTimeout, ProtocolViolation):
+            pass
+        self._fail(PROTOCOL, "the bot wrote to the pipe out of turn")
+
+    def _unexpected(self, reply: bytes, default_kind: str) -> NoReturn:
+        if reply[:1] == b"F":
+            kind, _, rest = reply[1:].decode("utf-8", "replace").partition("\0")
+            message, _, detail = rest.partition("\0")
+            if kind in KINDS and kind != STARTUP_FAILED:
+                self._fail(kind, message)
+            self._fail(PROTOCOL, f"unknown failure report {kind[:40]!r}")
+        self._fail(default_kind if reply[:1] in (b"A", b"K", b"R") else PROTOCOL, f"unexpected message {reply[:40]!r}")
+
+    def _died(self, when: str) -> NoReturn:
+        """The host closed its pipe: wait briefly for its status and say how it ended."""
+        launched = self._require_launched()
+        self.thaw()
+        try:
+            status = launched.process.wait(EXIT_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._fail(PROTOCOL, f"the bot closed its pipe {when}")
+        kind, message = describe_exit(status, bubblewrap=self.tier == BUBBLEWRAP)
+        self._fail(kind, f"{message} {when}")
+
+    def _fail(self, kind: str, message: str) -> NoReturn:
+        self._kill()
+        tail = self.stderr_tail()
+        if kind == STARTUP_FAILED and tail:
+            message = f"{message}; sandbox output: {tail[-500:]}"
+        raise BotFailure(kind, message, tail)
+
+    def _kill(self) -> None:
+        launched = self._launched
+        if launched is not None and not self._killed:
+            self._killed = True
+            # Killing bubblewrap tears down its pid namespace; in the Landlock tier the host is
+            # the process itself, and it cannot fork.
+            try:
+                launched.process.kill()
+            except OSError:
+                pass
+
+    def _require_channel(self) -> Channel:
+        if self._channel is None:
+            raise BotFailure(LOAD, "the bot was not started")
+        return self._channel
+
+    def _require_launched(self) -> Launched:
+        if self._launched is None:
+            raise BotFailure(LOAD, "the bot was not started")
+        return self._launched
+
+
+def describe_exit(status: int, *, bubblewrap: bool) -> tuple[str, str]:
+    """Failure kind and message for a host that ended by itself. bubblewrap reports a signal
+    death as 128 + signal (so a bot calling os._exit(137) looks like SIGKILL there)."""
+    if status == HOST_PIPE_LOST:
+        return PROTOCOL, "the bot closed or broke its pipes"
+    number = -status if status < 0 else status - 128 if bubblewrap and status > 128 else 0
+    if number:
+        name = _signal_name(number)
+        if number == signal.SIGXCPU:
+            return CPU_LIMIT, f"the bot used its CPU time limit ({name})"
+        return CRASH, f"the bot's process was killed by {name}"
+    return EXITED, f"the bot's process exited with status {status}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -1,0 +1,158 @@
+"""What a sandbox is made of on disk: the interpreter, the read-only runtime folder (bot host,
+bot interface, engine) and the bot's own private folder.
+
+The runtime folder is a private copy, compiled once per process, so the sandbox never binds the
+platform's source tree: a bot can import ``lineit_platform.engine`` and
+``lineit_platform.botkit.interface`` and nothing else of the platform.
+"""
+
+from __future__ import annotations
+
+import atexit
+import compileall
+import functools
+import shutil
+import stat
+import sys
+import sysconfig
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # lineit_platform/
+MAX_UNPACKED_BYTES = 64 * 1024 * 1024
+MAX_MEMBERS = 2000
+
+
+class BotStagingError(Exception):
+    """The bot's files cannot be given to a sandbox (unsafe or unreadable archive)."""
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    executable: Path
+    prefix: Path  # everything the interpreter needs: bound read-only
+    hidden: tuple[Path, ...]  # package folders inside the bound trees, masked by an empty folder
+
+
+@functools.cache
+def interpreter() -> Interpreter:
+    """The base interpreter of the running Python (not a venv's wrapper, which would expose
+    site-packages); the bot host runs it with -I -S."""
+    executable = Path(sys.executable).resolve()
+    prefix = Path(sys.base_prefix).resolve()
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = {
+        Path(sysconfig.get_paths(vars={"base": str(prefix), "platbase": str(prefix)})["purelib"]),
+        prefix / "lib" / version / "site-packages",
+        Path("/usr/lib/python3/dist-packages"),
+        Path(f"/usr/local/lib/{version}/dist-packages"),
+        Path(f"/usr/lib/{version}/dist-packages"),
+    }
+    hidden = tuple(sorted(path for path in candidates if path.is_dir()))
+    return Interpreter(executable=executable, prefix=prefix, hidden=hidden)
+
+
+@functools.cache
+def runtime_folder() -> Path:
+    """host.py plus lib/lineit_platform/{engine,botkit/interface.py}, byte-compiled, read-only."""
+    root = Path(tempfile.mkdtemp(prefix="lineit-runtime-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    package = root / "lib" / "lineit_platform"
+    (package / "botkit").mkdir(parents=True)
+    (package / "__init__.py").write_text('"""Line-it platform: only the engine and the bot interface exist here."""\n')
+    (package / "botkit" / "__init__.py").write_text('"""Only the bot interface is available to bots."""\n')
+    shutil.copy2(PACKAGE_ROOT / "botkit" / "interface.py", package / "botkit" / "interface.py")
+    shutil.copytree(PACKAGE_ROOT / "engine", package / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(Path(__file__).with_name("host.py"), root / "host.py")
+    (root / "empty").mkdir()
+    compileall.compile_dir(root / "lib", quiet=1)
+    _make_read_only(root)
+    return root
+
+
+def _make_read_only(root: Path) -> None:
+    for path in [root, *root.rglob("*")]:
+        mode = path.stat().st_mode
+        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    # rmtree at exit needs the folders writable again
+    atexit.register(lambda: [p.chmod(0o700) for p in [root, *root.rglob("*")] if p.is_dir()])
+
+
+@dataclass
+class StagedBot:
+    """The bot's files as the sandbox will see them: ``folder`` is bound read-only and
+    ``entry`` (inside it) is what the host loads."""
+
+    folder: Path
+    entry: Path
+    scratch: tempfile.TemporaryDirectory[str] | None = None
+
+    def cleanup(self) -> None:
+        if self.scratch is not None:
+            _make_writable(Path(self.scratch.name))
+            self.scratch.cleanup()
+            self.scratch = None
+
+
+def stage_bot(path: Path) -> StagedBot:
+    """A private folder holding only this bot's files: a copy of a single file, a safely
+    unpacked zip, or the bot's own folder as it is."""
+    path = path.resolve()
+    if path.is_dir():
+        if not (path / "bot.py").is_file():
+            raise BotStagingError(f"{path.name}: a bot folder must hold bot.py")
+        return StagedBot(folder=path, entry=path)
+    scratch = tempfile.TemporaryDirectory(prefix="lineit-bot-")
+    folder = Path(scratch.name) / "bot"
+    folder.mkdir()
+    try:
+        if path.suffix == ".zip":
+            safe_extract(path, folder)
+            entry = folder
+        else:
+            entry = folder / path.name
+            shutil.copyfile(path, entry)
+        _make_read_only(folder)
+    except BaseException:
+        scratch.cleanup()
+        raise
+    return StagedBot(folder=folder, entry=entry, scratch=scratch)
+
+
+def safe_extract(archive_path: Path, target: Path) -> None:
+    """Unpack regular files and folders only; refuse absolute paths, '..', links, devices and
+    archives that unpack to more than MAX_UNPACKED_BYTES or MAX_MEMBERS entries."""
+    try:
+        with zipfile.ZipFile(archive_path) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_MEMBERS:
+                raise BotStagingError(f"{archive_path.name}: more than {MAX_MEMBERS} entries")
+            total = 0
+            for member in members:
+                name = PurePosixPath(member.filename)
+                if name.is_absolute() or ".." in name.parts or "\\" in member.filename or ":" in member.filename:
+                    raise BotStagingError(f"{archive_path.name}: unsafe path {member.filename!r}")
+                kind = stat.S_IFMT(member.external_attr >> 16)
+                if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+                    raise BotStagingError(f"{archive_path.name}: {member.filename!r} is not a plain file")
+                total += member.file_size
+                if total > MAX_UNPACKED_BYTES:
+                    raise BotStagingError(f"{archive_path.name}: unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+            for member in members:
+                destination = target.joinpath(*PurePosixPath(member.filename).parts)
+                if member.is_dir():
+                    destination.mkdir(parents=True, exist_ok=True)
+                    continue
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as source, destination.open("xb") as sink:
+                    shutil.copyfileobj(source, sink)
+    except (zipfile.BadZipFile, OSError, RuntimeError) as error:
+        raise BotStagingError(f"{archive_path.name} is not a readable zip: {error}") from None
+
+
+def _make_writable(root: Path) -> None:
+    for path in [root, *root.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o700)

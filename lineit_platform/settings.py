@@ -1,0 +1,265 @@
+"""The one settings file. Every value that differs between machines comes from the environment.
+
+Defaults run everything on one machine with nothing installed: SQLite under var/ and a Celery
+broker on the file system (kombu's filesystem transport), also under var/. ``DATABASE_URL``
+selects PostgreSQL and ``CELERY_BROKER_URL`` selects Redis. docs/platform.md lists every
+variable. The helpers below fail loudly on a value they cannot read, naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name} must be one of {sorted(_TRUE | _FALSE - {''})}, not {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, not {raw!r}") from None
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ImproperlyConfigured(f"{name} must be from {minimum} to {maximum}, not {value}")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value}")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_int_list(name: str, default: list[int]) -> list[int]:
+    items = env_list(name, [str(value) for value in default])
+    try:
+        return [int(item) for item in items]
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a comma-separated list of integers, not {items!r}") from None
+
+
+def database_from_url(url: str) -> dict[str, Any]:
+    """``postgres://user:password@host:port/name?sslmode=require`` or ``sqlite:///path``."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        raw = unquote(parts.path)
+        path = raw[1:] if raw.startswith("/") else raw  # sqlite:///relative, sqlite:////absolute
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path or str(BASE_DIR / "var" / "db.sqlite3")}
+    if parts.scheme in ("postgres", "postgresql", "pgsql"):
+        name = unquote(parts.path.lstrip("/"))
+        if not name:
+            raise ImproperlyConfigured(f"DATABASE_URL names no database: {url!r}")
+        options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(parts.port or ""),
+            "OPTIONS": options,
+            "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+            "TEST": {"NAME": f"test_{name}"},
+        }
+    raise ImproperlyConfigured(f"DATABASE_URL must start with postgres:// or sqlite://, not {url!r}")
+
+
+# --- Core -------------------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", False)
+_INSECURE_KEY = "insecure-development-key-set-SECRET_KEY-in-production"
+SECRET_KEY = env_str("SECRET_KEY", _INSECURE_KEY)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_celery_beat",
+    "bots.apps.BotsConfig",
+    "tournaments.apps.TournamentsConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "lineit_platform.urls"
+WSGI_APPLICATION = "lineit_platform.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database_from_url(env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"))}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+    # Workers and the web process share the file: wait for a lock rather than fail at once.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
+MEDIA_URL = "media/"
+# Uploaded bot code lives here, one folder per version (the sandbox binds only that folder).
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
+
+# --- Bots -------------------------------------------------------------------------------------
+
+BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1024 * 1024, minimum=1024)
+BOT_ZIP_MAX_FILES = env_int("BOT_ZIP_MAX_FILES", 200, minimum=1)
+BOT_ZIP_MAX_FILE_BYTES = env_int("BOT_ZIP_MAX_FILE_BYTES", 5 * 1024 * 1024, minimum=1024)
+BOT_ZIP_MAX_TOTAL_BYTES = env_int("BOT_ZIP_MAX_TOTAL_BYTES", 20 * 1024 * 1024, minimum=1024)
+BOT_ZIP_MAX_RATIO = env_int("BOT_ZIP_MAX_RATIO", 100, minimum=1)
+BOT_VALIDATION_GAMES = env_int("BOT_VALIDATION_GAMES", 2, minimum=1, maximum=100)
+SYSTEM_USERNAME = env_str("SYSTEM_USERNAME", "lineit")
+
+# --- Matches, sandbox and ladder --------------------------------------------------------------
+
+# Hard limit on one match task; the soft limit comes MATCH_SOFT_MARGIN_SECONDS earlier.
+MATCH_TIME_LIMIT_SECONDS = env_int("MATCH_TIME_LIMIT_SECONDS", 3600, minimum=10)
+MATCH_SOFT_MARGIN_SECONDS = env_int("MATCH_SOFT_MARGIN_SECONDS", 30, minimum=1)
+# A running match holds a lease (its deadline), renewed as its games finish. The sweeper requeues
+# a match whose lease ran out: its worker died. Must exceed the longest single game.
+MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 300, minimum=2)
+MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=100)
+MATCH_RETRY_DELAY_SECONDS = env_int("MATCH_RETRY_DELAY_SECONDS", 10, minimum=0)
+# A queued match whose message may have been lost is sent again after this long.
+MATCH_RESEND_AFTER_SECONDS = env_int("MATCH_RESEND_AFTER_SECONDS", 600, minimum=1)
+SANDBOX_TIER = env_str("SANDBOX_TIER", "")  # empty: detect at worker start-up
+SANDBOX_PIN_CPU = env_bool("SANDBOX_PIN_CPU", True)
+
+LADDER_ENABLED = env_bool("LADDER_ENABLED", True)
+LADDER_RULESETS = env_list("LADDER_RULESETS", ["standard"])
+LADDER_TABLE_SIZES = env_int_list("LADDER_TABLE_SIZES", [2, 3, 4])
+LADDER_DEALS_PER_MATCH = env_int("LADDER_DEALS_PER_MATCH", 2, minimum=1, maximum=1000)
+LADDER_PENDING_TARGET = env_int("LADDER_PENDING_TARGET", 4, minimum=0, maximum=10_000)
+LADDER_INTERVAL_SECONDS = env_float("LADDER_INTERVAL_SECONDS", 10.0, minimum=1.0)
+SWEEP_INTERVAL_SECONDS = env_float("SWEEP_INTERVAL_SECONDS", 60.0, minimum=1.0)
+
+# --- Celery -----------------------------------------------------------------------------------
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+_BROKER_FOLDER = VAR_DIR / "celery" / "broker"
+if CELERY_BROKER_URL.startswith("filesystem"):
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+        "data_folder_in": str(_BROKER_FOLDER),
+        "data_folder_out": str(_BROKER_FOLDER),
+        "processed_folder": str(VAR_DIR / "celery" / "processed"),
+        "store_processed": False,
+    }
+    _BROKER_FOLDER.mkdir(parents=True, exist_ok=True)
+else:
+    # Redis gives an unacknowledged message back only after the visibility timeout: it must be
+    # longer than the longest match, or a healthy long match would run twice.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int(
+            "CELERY_VISIBILITY_TIMEOUT",
+            MATCH_TIME_LIMIT_SECONDS + 120,
+            minimum=1,
+        ),
+    }
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_ENABLE_UTC = True
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_TASK_DEFAULT_QUEUE = "lineit"
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "ladder-tick": {"task": "tournaments.tasks.ladder_tick", "schedule": LADDER_INTERVAL_SECONDS},
+    "matches-sweep": {"task": "tournaments.tasks.matches_sweep", "schedule": SWEEP_INTERVAL_SECONDS},
+    "ratings-apply": {"task": "tournaments.tasks.ratings_apply", "schedule": SWEEP_INTERVAL_SECONDS},
+}

@@ -1,0 +1,5 @@
+import os
+
+
+def act(observation):
+    os.execv("/bin/sh", ["sh", "-c", "sleep 3600"])

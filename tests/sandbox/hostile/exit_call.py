@@ -1,0 +1,5 @@
+import sys
+
+
+def act(observation):
+    sys.exit(3)

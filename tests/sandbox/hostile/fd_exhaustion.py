@@ -1,0 +1,7 @@
+import os
+
+
+def act(observation):
+    handles = []
+    while True:
+        handles.append(os.dup(2))

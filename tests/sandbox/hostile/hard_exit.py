@@ -1,0 +1,5 @@
+import os
+
+
+def act(observation):
+    os._exit(7)

@@ -1,0 +1,4 @@
+def act(observation):
+    hoard = []
+    while True:
+        hoard.append(bytearray(16 * 1024 * 1024))

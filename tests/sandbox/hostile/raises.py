@@ -1,0 +1,2 @@
+def act(observation):
+    raise ValueError("the bot gave up")

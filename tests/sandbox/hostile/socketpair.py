@@ -1,0 +1,6 @@
+import socket
+
+
+def act(observation):
+    socket.socketpair()
+    return observation["legal_actions"][0]

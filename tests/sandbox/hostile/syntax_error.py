@@ -1,0 +1,2 @@
+def act(observation)
+    return observation["legal_actions"][0]

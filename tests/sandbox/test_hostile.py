@@ -1,0 +1,187 @@
+"""Hostile bots against every working tier: none gets out, each gets the right classification,
+the calling process survives and no process is left behind (conftest's autouse check)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from conftest import FAST, hostile_bot, play_one_game
+
+from lineit_platform.botkit.limits import Limits
+
+SECRET = "s3cr3t-of-the-worker"
+BLOCKED = r"(PermissionError|FileNotFoundError|OSError|ModuleNotFoundError)"
+
+
+@dataclass(frozen=True)
+class Case:
+    bot: str
+    kind: str | None  # None: the bot plays the game out without failing
+    message: str = ""  # regex the failure message must match
+    limits: Limits = FAST
+    target: str = ""  # which of the world's paths fills __TARGET__
+    port: str = ""  # "tcp", "udp" or "pid"
+    extra: dict = field(default_factory=dict)
+
+
+CASES = [
+    # network, every kind
+    Case("tcp_socket", "exception", "PermissionError", port="tcp"),
+    Case("udp_socket", "exception", "PermissionError", port="udp"),
+    Case("unix_path_socket", "exception", "PermissionError", target="unix_socket"),
+    Case("unix_abstract_socket", "exception", "PermissionError", target="abstract_name"),
+    Case("socketpair", "exception", "PermissionError"),
+    # processes
+    Case("fork", "exception", "PermissionError"),
+    Case("subprocess_run", "exception", "PermissionError"),
+    Case("exec_shell", "exception", "PermissionError"),
+    Case("signal_parent", "exception", "PermissionError"),
+    Case("signal_worker", "exception", "PermissionError", port="pid"),
+    Case("list_processes", "exception", BLOCKED),
+    Case("ptrace_parent", "exception", "PermissionError"),
+    Case("user_namespace", "exception", "PermissionError"),
+    Case("raise_rlimit", "exception", "(PermissionError|ValueError)"),
+    Case("escape_affinity", "exception", "PermissionError"),
+    Case("thread_bomb", "exception", "(RuntimeError: can't start new thread|MemoryError)", Limits(memory_mb=128)),
+    Case("fd_exhaustion", "exception", "Too many open files"),
+    # files
+    Case("write_files", "exception", "(Read-only file system|PermissionError|FileNotFoundError)", target="outside"),
+    Case("read_file", "exception", BLOCKED, target="secret_file"),
+    Case("read_file", "exception", BLOCKED, target="other_bot_file"),
+    Case("read_file", "exception", BLOCKED, target="database"),
+    Case("read_file", "exception", BLOCKED, target="etc_shadow"),
+    Case("list_folder", "exception", BLOCKED, target="other_bot_folder"),
+    Case("list_folder", "exception", BLOCKED, target="platform_source"),
+    Case("sqlite_database", "exception", "unable to open database file", target="database"),
+    Case("read_environment", "exception", "MALLOC_ARENA_MAX"),
+    # the platform's code
+    Case("import_referee", "load", "(ModuleNotFoundError|ImportError)"),
+    Case("import_django_settings", "load", "ModuleNotFoundError"),
+    Case("import_site_packages", "load", "No module named 'msgpack'"),
+    Case("engine_user", None),
+    # the protocol
+    Case("output_without_newline", None),
+    Case("stderr_flood", None),
+    Case("thread_while_returning", None),
+    Case("partial_frame", "timeout", "no answer"),
+    Case("giant_frame", "protocol", "frame of"),
+    Case("malformed_frame", "protocol", "unexpected message"),
+    Case("out_of_turn", "protocol", "out of turn"),
+    Case("close_pipes", "protocol", "closed or broke its pipes"),
+    Case("not_a_string", "protocol", "not int"),
+    Case("illegal_move", "illegal_move", "999"),
+    # failures of the bot's own making
+    Case("crash_segfault", "crash", "SIGSEGV"),
+    Case("exit_call", "exited", r"exit\(3\)"),
+    Case("hard_exit", "exited", "status 7"),
+    Case("raises", "exception", "ValueError: the bot gave up"),
+    Case("syntax_error", "load", "SyntaxError"),
+    Case("no_entry_point", "load", "neither"),
+    Case("slow_import", "timeout", "did not finish loading", Limits(startup_seconds=0.5)),
+    Case("busy_loop", "timeout", "per-move timeout"),
+    Case("infinite_sleep", "timeout", "per-move timeout"),
+    Case("infinite_sleep", "time_budget", "time bank", Limits(move_seconds=0.05, bank_seconds=0.1, move_timeout_seconds=2)),
+    Case("memory_hog", "memory", "MemoryError", Limits(memory_mb=128, move_timeout_seconds=10, startup_seconds=5)),
+]
+
+
+class World:
+    """Things outside the bot's folder that a bot must not reach, and listeners for escapes."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.outside = root / "outside"
+        self.outside.mkdir(parents=True)
+        self.secret_file = root / "worker-secret.txt"
+        self.secret_file.write_text(SECRET)
+        self.secret_file.chmod(0o600)
+        self.other_bot_folder = root / "other-bot"
+        self.other_bot_folder.mkdir()
+        self.other_bot_file = self.other_bot_folder / "bot.py"
+        self.other_bot_file.write_text(f"# {SECRET}\ndef act(observation):\n    return observation['legal_actions'][0]\n")
+        self.database = root / "db.sqlite3"
+        with sqlite3.connect(self.database) as database:
+            database.execute("create table secrets (secret text)")
+            database.execute("insert into secrets values (?)", (SECRET,))
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.tcp.setblocking(False)
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.udp.setblocking(False)
+        self.unix_socket = root / "service.sock"
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind(str(self.unix_socket))
+        self.unix.listen()
+        self.unix.setblocking(False)
+        self.abstract_name = f"lineit-test-{os.getpid()}-{id(self)}"
+        self.abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.abstract.bind("\0" + self.abstract_name)
+        self.abstract.listen()
+        self.abstract.setblocking(False)
+
+    def fill(self, case: Case) -> dict[str, object]:
+        targets = {
+            "": "/etc/passwd",
+            "outside": self.outside,
+            "secret_file": self.secret_file,
+            "other_bot_file": self.other_bot_file,
+            "other_bot_folder": self.other_bot_folder,
+            "database": self.database,
+            "unix_socket": self.unix_socket,
+            "abstract_name": self.abstract_name,
+            "etc_shadow": "/etc/shadow",
+            "platform_source": Path(__file__).resolve().parents[2],
+        }
+        ports = {"": 0, "tcp": self.tcp.getsockname()[1], "udp": self.udp.getsockname()[1], "pid": os.getpid()}
+        return {"target": targets[case.target], "port": ports[case.port]}
+
+    def assert_nothing_got_out(self, bot_folder: Path) -> None:
+        for listener in (self.tcp, self.unix, self.abstract):
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+        with pytest.raises(BlockingIOError):
+            self.udp.recvfrom(100)
+        for folder in (self.outside, bot_folder, Path("/tmp"), Path("/")):
+            assert not (folder / "escaped.txt").exists()
+
+    def close(self) -> None:
+        for listener in (self.tcp, self.udp, self.unix, self.abstract):
+            listener.close()
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("LINEIT_WORKER_SECRET", SECRET)
+    found = World(tmp_path / "world")
+    yield found
+    found.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: f"{case.bot}-{case.target or case.kind}")
+def test_hostile_bot_is_contained_and_classified(tier: str, case: Case, world: World, tmp_path: Path) -> None:
+    source = hostile_bot(case.bot, tmp_path / "bots", **world.fill(case))
+
+    result = play_one_game(tier, source, case.limits)
+
+    assert result.tier == tier
+    failures = result.failures
+    if case.kind is None:
+        assert failures == []
+    else:
+        assert [(failure.kind, failure.seat) for failure in failures] == [(case.kind, 0)]
+        assert re.search(case.message, failures[0].message), failures[0].message
+        assert failures[0].bots_fault
+    for failure in failures:
+        assert SECRET not in failure.message
+        assert SECRET not in failure.stderr_tail
+        assert "LEAKED" not in failure.message and "ESCAPED" not in failure.message
+    game = result.games[0]
+    assert game.forfeits == ([0] if case.kind else [])
+    assert len(game.replay["actions"]) > 0 and len(game.scores) == 2
+    world.assert_nothing_got_out(source.path.parent)

@@ -1,0 +1,87 @@
+"""The rating writer: canonical order, unranked matches, and a recompute that reproduces it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.core.management import call_command
+
+from bots.runner import sandbox_match_run
+from tournaments.models import Match, Rating, RatingEvent
+from tournaments.services import match_claim, match_execute, match_record_result, match_schedule, ratings_recompute
+from tournaments.services.matches import match_spec
+
+pytestmark = pytest.mark.django_db
+
+
+def play(match: Match):  # type: ignore[no-untyped-def]
+    claimed = match_claim(match_id=match.pk, worker="test")
+    assert claimed is not None
+    sources = [entrant.version.source() for entrant in claimed.entrants.order_by("index")]
+    return sandbox_match_run(spec=match_spec(claimed), sources=sources)
+
+
+def live_table() -> dict[int, tuple[float, int]]:
+    return {r.version_id: (r.rating, r.games) for r in Rating.objects.all()}
+
+
+def test_unranked_matches_never_change_ratings(version_factory) -> None:  # type: ignore[no-untyped-def]
+    match = match_schedule(versions=[version_factory(), version_factory()], games=4)
+    match_execute(match_id=match.pk, worker="test")
+    assert not Rating.objects.exists() and not RatingEvent.objects.exists()
+
+
+def test_results_are_applied_in_match_order_whatever_order_they_finish_in(version_factory) -> None:  # type: ignore[no-untyped-def]
+    a, b, c = version_factory(), version_factory(), version_factory()
+    first = match_schedule(versions=[a, b], games=2, ranked=True, seed=1)
+    second = match_schedule(versions=[b, c], games=2, ranked=True, seed=2)
+    first_result, second_result = play(first), play(second)
+    match_record_result(match_id=second.pk, attempt=1, result=second_result)
+    assert not Rating.objects.exists()  # waits for the first match
+    match_record_result(match_id=first.pk, attempt=1, result=first_result)
+    assert Rating.objects.count() == 3
+    keys = list(RatingEvent.objects.order_by("id").values_list("key", flat=True))
+    assert keys[0].startswith(f"{first.pk}:0:") and keys[-1].startswith(f"{second.pk}:1:")
+    assert live_table()[b.pk][1] == 4
+    assert ratings_recompute().mismatches == []
+
+
+def test_a_failed_or_cancelled_match_is_passed_over(version_factory) -> None:  # type: ignore[no-untyped-def]
+    a, b = version_factory(), version_factory()
+    blocked = match_schedule(versions=[a, b], games=2, ranked=True)
+    later = match_schedule(versions=[a, b], games=2, ranked=True)
+    match_record_result(match_id=later.pk, attempt=1, result=play(later))
+    assert not Rating.objects.exists()
+    from tournaments.services import match_cancel
+
+    match_cancel(match=blocked)
+    assert live_table()[a.pk][1] == 2
+
+
+def test_recompute_reproduces_the_live_table_exactly(version_factory) -> None:  # type: ignore[no-untyped-def]
+    versions = [version_factory() for _ in range(5)]
+    rng = random.Random(3)
+    matches = [
+        match_schedule(versions=rng.sample(versions, rng.randint(2, 4)), games=3, ranked=True, seed=i) for i in range(6)
+    ]
+    results = [(match, play(match)) for match in matches]
+    rng.shuffle(results)
+    for match, result in results:
+        match_record_result(match_id=match.pk, attempt=1, result=result)
+    assert Match.objects.filter(rated_at__isnull=True).count() == 0
+    outcome = ratings_recompute()
+    assert outcome.mismatches == []
+    assert {key[0]: value for key, value in outcome.table.ratings.items()} == {k: v[0] for k, v in live_table().items()}
+    call_command("recompute_ratings")  # raises CommandError on any difference
+
+
+def test_recompute_repairs_a_tampered_table(version_factory) -> None:  # type: ignore[no-untyped-def]
+    a, b = version_factory(), version_factory()
+    match_execute(match_id=match_schedule(versions=[a, b], games=2, ranked=True).pk, worker="t")
+    before = live_table()
+    Rating.objects.filter(version=a).update(rating=2000.0)
+    assert ratings_recompute().mismatches
+    ratings_recompute(write=True)
+    assert live_table() == before
+    assert ratings_recompute().mismatches == []

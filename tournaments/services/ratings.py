@@ -1,0 +1,182 @@
+"""The one rating writer, and the recompute that must reproduce it.
+
+Canonical order: ranked matches by id, games by index. The writer applies finished ranked matches
+in that order and stops at the first ranked match still queued or running, so the live table
+never depends on which worker finished first. Failed and cancelled matches are passed over.
+Every writer holds the ledger row lock, so there is only ever one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from lineit_platform.ratings import EloTable
+
+from ..models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingLedger
+
+RatingKey = tuple[int, str, str]  # version id, ruleset, rules version
+
+
+def _lock_ledger() -> RatingLedger:
+    RatingLedger.objects.get_or_create(name="elo")
+    return RatingLedger.objects.select_for_update().get(name="elo")
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    match_id: int
+    game_index: int
+    ruleset: str
+    rules_version: str
+    versions: tuple[int, ...]  # per seat
+    ranks: tuple[int, ...]  # per seat
+
+
+def rated_games(match_ids: Iterable[int]) -> Iterator[RatedGame]:
+    """The games of these matches in canonical order, with the version in each seat."""
+    ids = sorted(match_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        entrants: dict[int, dict[int, int]] = {}
+        for match_id, index, version_id in MatchEntrant.objects.filter(match_id__in=chunk).values_list(
+            "match_id", "index", "version_id"
+        ):
+            entrants.setdefault(match_id, {})[index] = version_id
+        rows = (
+            Game.objects.filter(match_id__in=chunk)
+            .order_by("match_id", "index")
+            .values_list("match_id", "index", "seats", "ranks", "match__ruleset", "match__rules_version")
+        )
+        for match_id, index, seats, ranks, ruleset, rules_version in rows.iterator(chunk_size=5000):
+            by_entrant = entrants[match_id]
+            yield RatedGame(
+                match_id, index, ruleset, rules_version, tuple(by_entrant[e] for e in seats), tuple(ranks)
+            )
+
+
+def fold(table: EloTable[RatingKey], games: Iterable[RatedGame]) -> list[RatingEvent]:
+    """Apply games to ``table`` in the given order; the events that record each change."""
+    events = []
+    for game in games:
+        players = [(version, game.ruleset, game.rules_version) for version in game.versions]
+        for change in table.apply(players, game.ranks):
+            version_id = change.player[0]
+            events.append(
+                RatingEvent(
+                    key=f"{game.match_id}:{game.game_index}:{version_id}",
+                    match_id=game.match_id,
+                    game_index=game.game_index,
+                    version_id=version_id,
+                    ruleset=game.ruleset,
+                    rules_version=game.rules_version,
+                    before=change.before,
+                    after=change.after,
+                    delta=change.delta,
+                    k=change.k,
+                )
+            )
+    return events
+
+
+def _next_matches() -> tuple[list[int], list[int]]:
+    """(finished ranked matches to apply, others to pass over), in order, up to the first pending."""
+    apply, skip = [], []
+    queue = Match.objects.filter(ranked=True, rated_at__isnull=True).order_by("id").values_list("id", "status")
+    for match_id, status in queue.iterator(chunk_size=1000):
+        if status in Match.PENDING:
+            break
+        (apply if status == Match.Status.FINISHED else skip).append(match_id)
+    return apply, skip
+
+
+@transaction.atomic
+def ratings_apply_pending() -> int:
+    """Apply every ranked result that is next in canonical order; the number of matches applied."""
+    ledger = _lock_ledger()
+    apply, skip = _next_matches()
+    if not apply and not skip:
+        return 0
+    games = list(rated_games(apply))
+    keys = {(version, game.ruleset, game.rules_version) for game in games for version in game.versions}
+    table: EloTable[RatingKey] = EloTable()
+    existing = {}
+    for rating in Rating.objects.filter(version_id__in={key[0] for key in keys}):
+        key = (rating.version_id, rating.ruleset, rating.rules_version)
+        existing[key] = rating
+        table.seed(key, rating.rating, rating.games)
+    RatingEvent.objects.bulk_create(fold(table, games), batch_size=2000)
+    _save_table(table, existing, keys)
+    Match.objects.filter(pk__in=apply + skip).update(rated_at=timezone.now())
+    ledger.applied_matches += len(apply)
+    ledger.save(update_fields=["applied_matches"])
+    return len(apply)
+
+
+def _save_table(table: EloTable[RatingKey], existing: dict[RatingKey, Rating], keys: set[RatingKey]) -> None:
+    changed, created = [], []
+    for key in keys:
+        version_id, ruleset, rules_version = key
+        if key in existing:
+            rating = existing[key]
+            rating.rating, rating.games = table.ratings[key], table.games[key]
+            changed.append(rating)
+        else:
+            created.append(
+                Rating(
+                    version_id=version_id,
+                    ruleset=ruleset,
+                    rules_version=rules_version,
+                    rating=table.ratings[key],
+                    games=table.games[key],
+                )
+            )
+    Rating.objects.bulk_update(changed, ["rating", "games", "updated_at"], batch_size=1000)
+    Rating.objects.bulk_create(created, batch_size=1000)
+
+
+@dataclass
+class Recompute:
+    table: EloTable[RatingKey]
+    events: list[RatingEvent]
+    mismatches: list[str]
+
+
+def ratings_recompute(*, write: bool = False) -> Recompute:
+    """Recompute every rating from stored results in canonical order and compare it with the live
+    table and event log. With ``write``, replace both with the recomputed ones."""
+    with transaction.atomic():
+        _lock_ledger()
+        applied = list(
+            Match.objects.filter(ranked=True, rated_at__isnull=False, status=Match.Status.FINISHED)
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        table: EloTable[RatingKey] = EloTable()
+        events = fold(table, rated_games(applied))
+        mismatches = _compare(table, events)
+        if write and mismatches:
+            RatingEvent.objects.all().delete()
+            Rating.objects.all().delete()
+            RatingEvent.objects.bulk_create(events, batch_size=5000)
+            _save_table(table, {}, set(table.ratings))
+            RatingLedger.objects.filter(name="elo").update(recomputed_at=timezone.now())
+    return Recompute(table, events, mismatches)
+
+
+def _compare(table: EloTable[RatingKey], events: list[RatingEvent]) -> list[str]:
+    mismatches = []
+    live = {(r.version_id, r.ruleset, r.rules_version): (r.rating, r.games) for r in Rating.objects.all()}
+    for key in set(live) | set(table.ratings):
+        expected = (table.ratings.get(key), table.games.get(key))
+        if live.get(key) != expected:
+            mismatches.append(f"rating {key}: live {live.get(key)}, recomputed {expected}")
+    stored = dict(RatingEvent.objects.values_list("key", "after"))
+    recomputed = {event.key: event.after for event in events}
+    if stored != recomputed:
+        differing = sorted(set(stored.items()) ^ set(recomputed.items()))[:5]
+        mismatches.append(f"rating events differ ({len(stored)} stored, {len(recomputed)} recomputed): {differing}")
+    return mismatches

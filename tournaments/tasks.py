@@ -1,0 +1,57 @@
+"""Celery tasks: thin, carry only ids, claim the row and call one service."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from celery import shared_task
+from django.conf import settings
+
+from lineit_platform.botkit.referee import PlatformFailure
+
+
+def _worker_name(hostname: str | None) -> str:
+    return f"{hostname or socket.gethostname()}:{os.getpid()}"
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=settings.MATCH_TIME_LIMIT_SECONDS,
+    soft_time_limit=settings.MATCH_TIME_LIMIT_SECONDS - settings.MATCH_SOFT_MARGIN_SECONDS,
+    max_retries=settings.MATCH_MAX_ATTEMPTS,
+)
+def match_run_task(self, match_id: int) -> str | None:  # type: ignore[no-untyped-def]
+    from lineit_platform.sandbox import SandboxUnavailable
+
+    from .services import match_execute
+
+    try:
+        match = match_execute(match_id=match_id, worker=_worker_name(self.request.hostname))
+    except (PlatformFailure, SandboxUnavailable) as error:
+        # The match went back to the queue (or failed when out of attempts); try again later.
+        raise self.retry(exc=error, countdown=settings.MATCH_RETRY_DELAY_SECONDS) from error
+    return None if match is None else str(match.status)
+
+
+@shared_task(acks_late=True, time_limit=120, soft_time_limit=100)
+def ladder_tick() -> int:
+    from .services import ladder_tick as tick
+
+    return len(tick())
+
+
+@shared_task(acks_late=True, time_limit=120, soft_time_limit=100)
+def matches_sweep() -> dict[str, int]:
+    from .services import matches_sweep as sweep
+
+    return sweep()
+
+
+@shared_task(acks_late=True, time_limit=600, soft_time_limit=570)
+def ratings_apply() -> int:
+    from .services import ratings_apply_pending
+
+    return ratings_apply_pending()
