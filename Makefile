@@ -27,6 +27,9 @@ lint: install
 test: install system-deps services lint
 	$(BIN)/pytest
 
+run: install
+	$(BIN)/python manage.py runplatform
+
 bench: install
 	$(BIN)/python benchmarks/engine.py
 

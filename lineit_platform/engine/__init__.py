@@ -11,8 +11,8 @@
 from .actions import CLOSE_ACTION, PASS_ACTION, describe, parse_action
 from .cards import ALL_CARDS, BET_CARDS, COLOURS, NUMBER_CARDS, bet_value, card_label, colour_of, is_bet
 from .determinize import determinize
+from .errors import EngineError, IllegalAction, InvalidSeat, InvalidSetup, ReplayError
 from .explain import explain_illegal as explain_illegal_action
-from .errors import EngineError, IllegalAction, InvalidSetup, ReplayError
 from .replay import (
     REPLAY_FORMAT,
     REPLAY_FORMAT_VERSION,
@@ -23,7 +23,7 @@ from .replay import (
     verify_replay,
 )
 from .rules import BGA, MAX_PLAYERS, MIN_PLAYERS, RULES_CHANGELOG, RULES_VERSION, RULESETS, STANDARD
-from .state import PHASE_NAMES, GameState, new_game, rounds_in_game
+from .state import PHASE_NAMES, GameState, new_game, rounds_in_game, shuffled_deck
 
 __all__ = [
     "ALL_CARDS",
@@ -45,6 +45,7 @@ __all__ = [
     "EngineError",
     "GameState",
     "IllegalAction",
+    "InvalidSeat",
     "InvalidSetup",
     "ReplayError",
     "Verification",
@@ -52,8 +53,8 @@ __all__ = [
     "card_label",
     "colour_of",
     "describe",
-    "explain_illegal_action",
     "determinize",
+    "explain_illegal_action",
     "is_bet",
     "new_game",
     "parse_action",
@@ -61,5 +62,6 @@ __all__ = [
     "record_replay",
     "replay_game",
     "rounds_in_game",
+    "shuffled_deck",
     "verify_replay",
 ]

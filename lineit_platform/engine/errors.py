@@ -17,3 +17,7 @@ class InvalidSetup(EngineError):
 
 class ReplayError(EngineError):
     """A replay document that is malformed or does not verify."""
+
+
+class InvalidSeat(EngineError):
+    """A seat number that does not exist in this game."""

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from . import actions as A
 from .cards import ALL_CARDS, BET_VALUE, CARD_COUNT, COLOUR_INDEX
-from .errors import IllegalAction, InvalidSetup
+from .errors import IllegalAction, InvalidSeat, InvalidSetup
 from .line import Line
 from .rules import BGA, MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD
 
@@ -91,20 +91,20 @@ class GameState:
     """Everything about one game. Mutated in place by ``apply``; ``clone`` copies it."""
 
     __slots__ = (
+        "_jackpots_view",
         "_legal",
         "_marks",
-        "_jackpots_view",
         "_unseen_view",
         "_views",
         "closed",
         "current_player",
-        "is_over",
         "deck",
         "final_index",
         "final_pass",
         "first",
         "hands",
         "history",
+        "is_over",
         "jackpots",
         "lines",
         "market",
@@ -486,7 +486,7 @@ class GameState:
 
 def check_seat(state: GameState, seat: object) -> int:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_players:
-        raise IllegalAction(f"seat must be 0 to {state.num_players - 1}, not {seat!r}")
+        raise InvalidSeat(f"seat must be 0 to {state.num_players - 1}, not {seat!r}")
     return seat
 
 

@@ -88,6 +88,7 @@ class SandboxedPlayer:
         self._launched: Launched | None = None
         self._channel: Channel | None = None
         self._pidfd: int | None = None
+        self.pid: int | None = None  # the bot host's process id, as seen from here
         self._frozen = False
         self._killed = False
 
@@ -138,6 +139,7 @@ class SandboxedPlayer:
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
+        self.pid = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -184,7 +186,8 @@ class SandboxedPlayer:
         if reply != b"C":
             self._fail(STARTUP_FAILED, f"unexpected first message from the bot host: {reply[:40]!r}")
         try:
-            self._pidfd = os.pidfd_open(self._host_pid())
+            self.pid = self._host_pid()
+            self._pidfd = os.pidfd_open(self.pid)
         except (OSError, ValueError) as error:
             self._fail(STARTUP_FAILED, f"cannot find the bot host's process: {error}")
         try:

@@ -90,7 +90,7 @@ def test_verify_fails_when_any_file_does_not_verify(lineit, replay, tmp_path):
     assert lines[1].startswith("FAIL") and "recorded scores" in lines[1]
     assert lines[2].startswith("FAIL") and "action 0" in lines[2]
     assert lines[3].startswith("FAIL") and "not JSON" in lines[3]
-    assert lines[4].startswith("FAIL") and "malformed replay" in lines[4]
+    assert lines[4].startswith("FAIL") and "forfeits" in lines[4]
     assert lines[5].startswith("FAIL") and "no such file" in lines[5]
     assert lines[6] == "5 of 6 replays did not verify"
     assert "Traceback" not in outcome.out + outcome.err

@@ -3,8 +3,8 @@ import time
 
 
 def spin():
-    while True:
-        time.sleep(0.001)
+    while True:  # thinks all the time, if it is allowed to run
+        pass
 
 
 class Bot:

@@ -1,0 +1,111 @@
+"""Whole matches through the sandbox: same results as in-process play, the referee's failure
+policy applied through sandboxed players, tier detection that fails closed."""
+
+from __future__ import annotations
+
+import errno
+import tempfile
+from pathlib import Path
+
+import pyseccomp
+import pytest
+from conftest import FAST, hostile_bot, play_one_game
+
+from lineit_platform.botkit.limits import Limits
+from lineit_platform.botkit.players import InProcessPlayer
+from lineit_platform.botkit.referee import PlatformFailure, run_match
+from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.sources import builtin_source
+from lineit_platform.sandbox import (
+    SandboxUnavailable,
+    detect_tier,
+    doctor_report,
+    launch,
+    run_sandboxed_match,
+    runtime,
+    tiers,
+)
+
+
+def test_a_sandboxed_match_plays_exactly_like_an_in_process_one(tier: str) -> None:
+    spec = MatchSpec(num_players=3, games=3, seed=5)
+    sources = [builtin_source("random")] * 3
+
+    sandboxed = run_sandboxed_match(spec, sources, tier=tier)
+    trusted = run_match(spec, [InProcessPlayer(source) for source in sources])
+
+    assert sandboxed.tier == tier
+    assert [game.replay["actions"] for game in sandboxed.games] == [game.replay["actions"] for game in trusted.games]
+    assert [game.scores for game in sandboxed.games] == [game.scores for game in trusted.games]
+    assert [game.ranks for game in sandboxed.games] == [game.ranks for game in trusted.games]
+    assert sandboxed.failures == []
+    assert all(timing.decisions > 0 for game in sandboxed.games for timing in game.timings)
+
+
+def test_the_referees_failure_policy_applies_to_sandboxed_players(tier: str, tmp_path: Path) -> None:
+    crasher = hostile_bot("crash_every_game", tmp_path)
+    limits = Limits(max_failures=2)
+
+    result = play_one_game(tier, crasher, limits, games=4)
+
+    kinds = [[(failure.kind, failure.seat) for failure in game.failures] for game in result.games]
+    # entrant 0 sits in seat 0, then 1 (seat rotation); it fails in two games, restarted for the
+    # second, then it is stopped and forfeits the rest without running
+    assert kinds == [[("exception", 0)], [("exception", 1)], [("stopped", 0)], [("stopped", 1)]]
+    assert [game.forfeits for game in result.games] == [[0], [1], [0], [1]]
+    for game in result.games:
+        assert game.ranks[game.forfeits[0]] == 2  # a forfeit ranks last, the stand-in finishes the game
+        assert len(game.scores) == 2
+
+
+def test_a_sandbox_that_does_not_start_stops_the_match_without_blaming_a_bot(
+    tier: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = runtime.Interpreter(executable=Path("/nonexistent/python3"), prefix=Path("/usr"), hidden=())
+    monkeypatch.setattr(launch, "interpreter", lambda: broken)
+
+    with pytest.raises(PlatformFailure, match="could not start|did not report"):
+        play_one_game(tier, builtin_source("random"), FAST)
+
+
+def test_detection_tries_every_tier_and_the_doctor_says_so() -> None:
+    report = detect_tier()
+    text = doctor_report()
+
+    assert [tier for tier, _, _ in report.attempts] == ["bubblewrap", "landlock"]
+    for tier, ok, reason in report.attempts:
+        assert f"[{'ok' if ok else 'FAILED'}] {tier}: {reason}" in text
+    assert report.name == (report.working[0] if report.working else None)
+
+
+def test_no_working_tier_means_untrusted_bots_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tiers, "try_tier", lambda tier: (False, f"{tier} refused for this test"))
+    try:
+        report = detect_tier(refresh=True)
+        assert report.name is None
+        with pytest.raises(SandboxUnavailable, match="bubblewrap refused for this test.*landlock refused"):
+            run_sandboxed_match(MatchSpec(2, 1), [builtin_source("random")] * 2)
+        assert "NO TIER WORKS" in doctor_report()
+    finally:
+        monkeypatch.undo()
+        detect_tier(refresh=True)
+
+
+def test_an_unknown_or_broken_tier_cannot_be_forced() -> None:
+    with pytest.raises(ValueError, match="unknown sandbox tier"):
+        run_sandboxed_match(MatchSpec(2, 1), [builtin_source("random")] * 2, tier="chroot")
+
+
+def test_the_canary_rejects_a_tier_whose_filter_lets_sockets_through(tier: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    permissive = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    permissive.add_rule(pyseccomp.ERRNO(errno.EPERM), "fork")  # everything else open
+    with tempfile.TemporaryFile() as handle:
+        permissive.export_bpf(handle)
+        handle.seek(0)
+        program = handle.read()
+    monkeypatch.setattr(launch, "program", lambda complete: program)
+
+    works, reason = tiers.try_tier(tier)
+
+    assert not works
+    assert "the canary got out" in reason and "tcp socket" in reason

@@ -1,0 +1,209 @@
+"""SandboxedPlayer on its own: freezing, stderr, CPU limit, start-up failures, zip bots, and
+everything dying with the worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import hostile_bot
+
+from lineit_platform.botkit.failures import BotFailure
+from lineit_platform.botkit.limits import Limits
+from lineit_platform.botkit.sources import BotSource, builtin_source
+from lineit_platform.engine import new_game
+from lineit_platform.sandbox import SandboxedPlayer, launch, runtime
+from lineit_platform.sandbox.launch import STDERR_CAP_BYTES
+
+LIMITS = Limits(move_seconds=0.5, move_timeout_seconds=2, startup_seconds=5)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def observation() -> dict:
+    return new_game(2, seed=3).observation(0)
+
+
+def thread_states(pid: int) -> tuple[set[str], int]:
+    """The states of every thread of ``pid`` and the CPU ticks they used in all."""
+    states, ticks = set(), 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        states.add(fields[0])
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return states, ticks
+
+
+def assert_frozen(pid: int) -> None:
+    """Every thread stops (SIGSTOP is delivered asynchronously) and then uses no CPU at all."""
+    end = time.monotonic() + 10
+    while thread_states(pid)[0] != {"T"} and time.monotonic() < end:
+        time.sleep(0.01)
+    states, before = thread_states(pid)
+    assert states == {"T"}
+    time.sleep(0.3)  # a spinning thread would use about 30 ticks meanwhile
+    assert thread_states(pid) == ({"T"}, before)
+
+
+def wait_until_gone(pid: int, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not Path(f"/proc/{pid}").exists():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_bot_is_frozen_while_it_is_not_its_turn(tier: str, tmp_path: Path) -> None:
+    player = SandboxedPlayer(hostile_bot("thread_while_returning", tmp_path), LIMITS, tier=tier)
+    try:
+        player.start(5)
+        assert player.pid is not None
+        assert_frozen(player.pid)  # parked after loading, though its thread spins
+
+        action = player.act(observation(), 2)
+
+        assert action in observation()["legal_actions"]
+        assert_frozen(player.pid)  # its threads cannot think on the opponent's time
+    finally:
+        player.cleanup()
+
+
+def test_the_bots_traceback_is_kept_in_its_stderr_tail(tier: str, tmp_path: Path) -> None:
+    player = SandboxedPlayer(hostile_bot("raises", tmp_path), LIMITS, tier=tier)
+    try:
+        player.start(5)
+        with pytest.raises(BotFailure) as failure:
+            player.act(observation(), 2)
+        assert failure.value.kind == "exception"
+        assert "Traceback" in failure.value.stderr_tail
+        assert 'raise ValueError("the bot gave up")' in failure.value.stderr_tail
+    finally:
+        player.cleanup()
+
+
+def test_stderr_is_a_bounded_file(tier: str, tmp_path: Path) -> None:
+    player = SandboxedPlayer(hostile_bot("stderr_flood", tmp_path), LIMITS, tier=tier)
+    try:
+        player.start(5)
+        for _ in range(3):  # 12 MB written in all
+            player.act(observation(), 2)
+        assert player._stderr is not None
+        assert os.fstat(player._stderr.fileno()).st_size <= STDERR_CAP_BYTES
+        assert 0 < len(player.stderr_tail()) <= 4000
+    finally:
+        player.cleanup()
+
+
+def test_cpu_time_beyond_the_rlimit_is_a_cpu_limit_failure(tier: str, tmp_path: Path) -> None:
+    slow = Limits(move_seconds=10, move_timeout_seconds=30, startup_seconds=5)
+    player = SandboxedPlayer(hostile_bot("cpu_burner", tmp_path), slow, tier=tier, cpu_seconds=1)
+    try:
+        player.start(5)
+        with pytest.raises(BotFailure) as failure:
+            player.act(observation(), 30)
+        assert failure.value.kind == "cpu_limit"
+        assert "SIGXCPU" in failure.value.message
+    finally:
+        player.cleanup()
+
+
+def test_a_sandbox_that_cannot_start_is_the_platforms_fault(tier: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    player = SandboxedPlayer(builtin_source("random"), LIMITS, tier=tier)
+    broken = runtime.Interpreter(executable=Path("/nonexistent/python3"), prefix=Path("/usr"), hidden=())
+    monkeypatch.setattr(launch, "interpreter", lambda: broken)
+    try:
+        with pytest.raises(BotFailure) as failure:
+            player.start(5)
+        assert failure.value.kind == "startup_failed"
+        assert not failure.value.kind == "load"
+    finally:
+        player.cleanup()
+
+
+def write_zip(path: Path, members: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in members.items():
+            archive.writestr(name, text)
+    return path
+
+
+def test_a_zipped_bot_is_unpacked_privately_and_read_only(tier: str, tmp_path: Path) -> None:
+    package = write_zip(
+        tmp_path / "pkg.zip",
+        {
+            "bot.py": "from helpers import first\n\ndef act(observation):\n    return first(observation)\n",
+            "helpers.py": "def first(observation):\n    open('scratch.txt', 'w')\n",
+        },
+    )
+    player = SandboxedPlayer(BotSource("pkg", package), LIMITS, tier=tier)
+    try:
+        player.start(5)
+        with pytest.raises(BotFailure) as failure:
+            player.act(observation(), 2)
+        assert failure.value.kind == "exception"
+        assert "scratch.txt" in failure.value.message  # its own folder is read-only too
+    finally:
+        player.cleanup()
+
+
+@pytest.mark.parametrize("name", ["../evil.py", "/abs/bot.py"])
+def test_an_unsafe_zip_is_refused_before_anything_runs(tier: str, tmp_path: Path, name: str) -> None:
+    package = write_zip(tmp_path / "evil.zip", {"bot.py": "def act(o):\n    return 'pass'\n", name: "x = 1\n"})
+    player = SandboxedPlayer(BotSource("evil", package), LIMITS, tier=tier)
+    try:
+        with pytest.raises(BotFailure) as failure:
+            player.start(5)
+        assert failure.value.kind == "load"
+        assert "unsafe path" in failure.value.message
+        assert not (tmp_path.parent / "evil.py").exists()
+    finally:
+        player.cleanup()
+
+
+WORKER = textwrap.dedent(
+    """
+    import sys
+    from lineit_platform.botkit.limits import Limits
+    from lineit_platform.botkit.sources import BotSource
+    from lineit_platform.engine import new_game
+    from lineit_platform.sandbox import SandboxedPlayer
+    from pathlib import Path
+
+    player = SandboxedPlayer(BotSource("sleeper", Path(sys.argv[2])), Limits(move_timeout_seconds=60), tier=sys.argv[1])
+    player.start(10)
+    print(player.pid, flush=True)
+    if sys.argv[3] == "thinking":
+        player.act(new_game(2, seed=1).observation(0), 60)
+    else:
+        import time
+        time.sleep(60)
+    """
+)
+
+
+@pytest.mark.parametrize("moment", ["thinking", "frozen"])
+def test_everything_dies_when_the_worker_is_killed(tier: str, tmp_path: Path, moment: str) -> None:
+    bot = hostile_bot("infinite_sleep", tmp_path)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, tier, str(bot.path), moment], stdout=subprocess.PIPE, cwd=REPO, text=True
+    )
+    try:
+        assert worker.stdout is not None
+        host = int(worker.stdout.readline())
+        assert Path(f"/proc/{host}").exists()
+
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+
+        assert wait_until_gone(host), f"the bot host {host} outlived its worker"
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
