@@ -34,6 +34,36 @@ def play(num_players: int, ruleset: str, games: int, *, observe: bool) -> tuple[
     return games / elapsed, decisions / games
 
 
+class _TrivialState:
+    """The same loop against a state that does nothing: the interpreter's floor for a game of
+    ``decisions`` decisions, to put the engine's figures in proportion."""
+
+    def __init__(self, decisions: int) -> None:
+        self.left = decisions
+        self.is_over = False
+        self._legal = ["take 1 line", "take 1 hand", "take 2 line", "take 2 hand", "close", "pass"]
+
+    def legal_actions(self) -> list[str]:
+        return self._legal.copy()
+
+    def apply(self, action: str) -> None:
+        if action not in self._legal:
+            raise ValueError(action)
+        self.left -= 1
+        self.is_over = self.left == 0
+
+
+def floor_rate(decisions: int, games: int) -> float:
+    uniform = random.Random(1).random
+    started = time.perf_counter()
+    for _ in range(games):
+        state = _TrivialState(decisions)
+        while not state.is_over:
+            legal = state.legal_actions()
+            state.apply(legal[int(uniform() * len(legal))])
+    return games / (time.perf_counter() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3000, help="games per measurement (default 3000)")
@@ -50,6 +80,9 @@ def main() -> None:
                 rate, decisions = play(num_players, ruleset, args.games, observe=True)
                 observed = max(observed, rate)
             print(f"{num_players:>7} {ruleset:>8} {plain:>9.0f} {observed:>9.0f} {decisions:>15.1f}")
+            if num_players == 2 and ruleset == "standard":
+                floor = max(floor_rate(round(decisions), args.games) for _ in range(args.repeat))
+                print(f"{'':>7} {'floor':>8} {floor:>9.0f} {'':>9} {'(same loop, a state that does nothing)':>15}")
 
 
 if __name__ == "__main__":

@@ -21,4 +21,5 @@ TEST_ENVIRONMENT = {
 
 for name, value in TEST_ENVIRONMENT.items():
     os.environ.setdefault(name, value)
-os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="lineit-test-var-"))
+# One fixed folder, not one per run: uploaded code is stored by content hash, so runs can share it.
+os.environ.setdefault("VAR_DIR", os.path.join(tempfile.gettempdir(), "lineit-test-var"))

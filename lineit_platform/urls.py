@@ -1,11 +1,9 @@
 """URLs: the admin and the replay documents (the API is added by its own issue)."""
 
 from django.contrib import admin
-from django.urls import path
-
-from tournaments import views
+from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("replays/<int:game_id>.json", views.replay_json, name="replay-json"),
+    path("", include("tournaments.urls")),
 ]

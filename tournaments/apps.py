@@ -8,5 +8,5 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         # The Celery app must be the current app in web processes too (tasks are queued there).
-        import lineit_platform.celery  # noqa: F401
+        import lineit_platform.celery
         import lineit_platform.checks  # noqa: F401

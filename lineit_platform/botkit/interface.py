@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import sys
-import zipfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -101,6 +100,8 @@ def load_policy(path: Path, *, extract_to: Path | None = None) -> Policy:
     if path.suffix == ".zip":
         if extract_to is None:
             raise BotLoadError("a zipped bot needs a folder to be unpacked into")
+        import zipfile  # here, not at the top: it slows every bot's start-up
+
         try:
             with zipfile.ZipFile(path) as archive:
                 archive.extractall(extract_to)

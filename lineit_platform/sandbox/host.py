@@ -19,10 +19,15 @@ This file is copied into the sandbox's read-only runtime folder; it must stay st
 only and must not import the platform package at module level.
 """
 
+import ctypes  # every tier loads its seccomp filter through it
 import marshal
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAX_FRAME = 1 << 20
 HEADER = 4
@@ -50,30 +55,31 @@ SYS_LANDLOCK_ADD_RULE = 445
 SYS_LANDLOCK_RESTRICT_SELF = 446
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
-_reserve = bytearray(256 * 1024)  # released on MemoryError so the host can still report it
+_reserve: bytearray | None = bytearray(256 * 1024)  # released on MemoryError so the host can still report it
 
 
 class Channel:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
+        self.buffer = b""
 
-    def _read_exact(self, size: int) -> bytes:
-        chunks = []
-        while size:
+    def _fill(self, size: int) -> None:
+        while len(self.buffer) < size:
             try:
-                chunk = os.read(self.read_fd, min(size, 1 << 16))
+                chunk = os.read(self.read_fd, 1 << 16)  # usually the whole frame in one read
             except OSError:
                 os._exit(PIPE_LOST)
             if not chunk:
                 os._exit(0)  # the parent closed the pipe: the match is over
-            chunks.append(chunk)
-            size -= len(chunk)
-        return b"".join(chunks)
+            self.buffer += chunk
 
-    def receive(self):
-        size = int.from_bytes(self._read_exact(HEADER), "big")
-        return marshal.loads(self._read_exact(size))
+    def receive(self) -> Any:
+        self._fill(HEADER)
+        size = HEADER + int.from_bytes(self.buffer[:HEADER], "big")
+        self._fill(size)
+        payload, self.buffer = self.buffer[HEADER:size], self.buffer[size:]
+        return marshal.loads(payload)
 
     def send(self, kind: bytes, text: str = "") -> None:
         payload = kind + text.encode("utf-8", "replace")[: MAX_FRAME - 1]
@@ -96,7 +102,7 @@ class TolerantWriter:
     errors = "replace"
 
     def write(self, text: str) -> int:
-        try:
+        try:  # noqa: SIM105
             os.write(2, str(text).encode("utf-8", "replace"))
         except OSError:
             pass  # over the file-size cap: the rest of the log is dropped
@@ -115,32 +121,30 @@ class TolerantWriter:
 # ----------------------------------------------------------------------------- confinement
 
 
-def _libc():
-    import ctypes
-
-    return ctypes, ctypes.CDLL(None, use_errno=True)
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
 
 
-def _check(ctypes, result: int, what: str) -> int:
+def _check(result: int, what: str) -> int:
     if result < 0:
         error = ctypes.get_errno()
         raise OSError(error, f"{what}: {os.strerror(error)}")
     return result
 
 
-def set_rlimits(limits: dict) -> None:
-    ctypes, libc = _libc()
+def set_rlimits(limits: dict[str, tuple[int, int]]) -> None:
+    libc = _libc()
 
     class RLimit(ctypes.Structure):
         _fields_ = [("soft", ctypes.c_ulong), ("hard", ctypes.c_ulong)]
 
     for name, (soft, hard) in limits.items():
-        _check(ctypes, libc.setrlimit(RLIMITS[name], ctypes.byref(RLimit(soft, hard))), f"setrlimit {name}")
+        _check(libc.setrlimit(RLIMITS[name], ctypes.byref(RLimit(soft, hard))), f"setrlimit {name}")
 
 
 def drop_capabilities() -> None:
     """Landlock tier only: a root worker would otherwise keep its capabilities in the bot."""
-    ctypes, libc = _libc()
+    libc = _libc()
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     for cap in range(64):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # EPERM without CAP_SETPCAP, EINVAL past the last cap
@@ -155,32 +159,32 @@ def drop_capabilities() -> None:
     if number is None:
         raise OSError(f"unsupported machine {os.uname().machine}")
     data = (Data * 2)()
-    _check(ctypes, libc.syscall(number, ctypes.byref(Header(0x20080522, 0)), data), "capset")
+    _check(libc.syscall(number, ctypes.byref(Header(0x20080522, 0)), data), "capset")
 
 
 def set_parent_death_signal(parent: int) -> None:
-    ctypes, libc = _libc()
-    _check(ctypes, libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    libc = _libc()
+    _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
 
 
 def no_new_privileges() -> None:
-    ctypes, libc = _libc()
-    _check(ctypes, libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
+    libc = _libc()
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
 
 
-def landlock(read_paths: list) -> None:
+def landlock(read_paths: list[str]) -> None:
     """Allow reading (and executing) only ``read_paths``; deny every other file-system access,
     TCP (ABI 4) and, from ABI 6, signals and abstract Unix sockets outside the sandbox."""
-    ctypes, libc = _libc()
+    libc = _libc()
     abi = libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0, 1)
     if abi < 1:
         raise OSError("Landlock is not available")
     fs, net, scoped = landlock_access(abi)
     attr = (ctypes.c_uint64 * 3)(fs, net, scoped)
     size = 8 if abi < 4 else 16 if abi < 6 else 24
-    ruleset = _check(ctypes, libc.syscall(SYS_LANDLOCK_CREATE_RULESET, attr, size, 0), "landlock_create_ruleset")
+    ruleset = _check(libc.syscall(SYS_LANDLOCK_CREATE_RULESET, attr, size, 0), "landlock_create_ruleset")
 
     class PathBeneath(ctypes.Structure):
         _pack_ = 1
@@ -191,14 +195,14 @@ def landlock(read_paths: list) -> None:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         allowed = read_file | execute | (read_dir if os.path.isdir(path) else 0)
         rule = PathBeneath(allowed, fd)
-        _check(ctypes, libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), f"landlock rule {path}")
+        _check(libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0), f"landlock rule {path}")
         os.close(fd)
-    _check(ctypes, libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    _check(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
     os.close(ruleset)
 
 
 def load_seccomp(program: bytes) -> None:
-    ctypes, libc = _libc()
+    libc = _libc()
 
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
@@ -206,7 +210,7 @@ def load_seccomp(program: bytes) -> None:
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     no_new_privileges()
-    _check(ctypes, libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
 
 
 def landlock_access(abi: int) -> tuple[int, int, int]:
@@ -222,7 +226,7 @@ def landlock_access(abi: int) -> tuple[int, int, int]:
     return fs, net, scoped
 
 
-def confine(config: dict) -> None:
+def confine(config: dict[str, Any]) -> None:
     if config["tier"] == "landlock":
         set_parent_death_signal(config["parent"])
         drop_capabilities()
@@ -233,10 +237,10 @@ def confine(config: dict) -> None:
     load_seccomp(config["seccomp"])
 
 
-def close_other_fds(keep: set) -> None:
+def close_other_fds(keep: set[int]) -> None:
     for fd in range(3, 256):
         if fd not in keep:
-            try:
+            try:  # noqa: SIM105  (contextlib is one more import at start-up)
                 os.close(fd)
             except OSError:
                 pass
@@ -245,11 +249,11 @@ def close_other_fds(keep: set) -> None:
 # ----------------------------------------------------------------------------- canary
 
 
-def run_canary(config: dict) -> str:
+def run_canary(config: dict[str, Any]) -> str:
     """Attacks that must all fail once confined. Each line: name, 'blocked' or 'OPEN', detail."""
     results = []
 
-    def attempt(name, action):
+    def attempt(name: str, action: "Callable[[], object]") -> None:
         try:
             action()
         except BaseException as error:
@@ -257,35 +261,41 @@ def run_canary(config: dict) -> str:
         else:
             results.append(f"{name}\tOPEN\t")
 
-    def socket_attack():
+    def socket_attack() -> None:
         import _socket
 
         _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
 
-    def unix_socket_attack():
+    def unix_socket_attack() -> None:
         import _socket
 
         _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
 
-    def fork_attack():
+    def fork_attack() -> None:
         pid = os.fork()
         if pid == 0:
             os._exit(0)
         os.waitpid(pid, 0)
 
-    def write_attack():
+    def write_attack() -> None:
         for folder in ("/", "/tmp", config["bot_folder"], os.path.dirname(config["bot_entry"])):
             with open(os.path.join(folder, ".lineit-canary"), "w") as handle:
                 handle.write("x")
 
-    def read_attack():
+    def read_attack() -> None:
         with open(config["secret"], "rb") as handle:
             handle.read()
 
-    def exec_attack():
-        os.execv("/bin/sh", ["sh", "-c", "true"])
+    def exec_attack() -> None:
+        # A missing program: ENOENT would mean exec is open, only EPERM means the filter said no.
+        try:
+            os.execv("/nonexistent/lineit-canary", ["canary"])
+        except PermissionError:
+            raise
+        except OSError:
+            return
 
-    def signal_attack():
+    def signal_attack() -> None:
         os.kill(config["parent"], 0)
 
     attempt("tcp socket", socket_attack)
@@ -310,7 +320,7 @@ def last_line(error: BaseException) -> str:
 
 def report_error(channel: Channel, kind: str, error: BaseException) -> None:
     global _reserve
-    _reserve = None  # type: ignore[assignment]
+    _reserve = None
     if isinstance(error, MemoryError):
         channel.fail("memory", "MemoryError: the bot ran out of its memory limit")
         return
@@ -324,7 +334,7 @@ def report_error(channel: Channel, kind: str, error: BaseException) -> None:
     channel.fail(kind, last_line(error), text[-4000:])
 
 
-def serve(channel: Channel, policy) -> None:
+def serve(channel: Channel, policy: Any) -> None:
     while True:
         operation, payload = channel.receive()
         try:
@@ -357,7 +367,7 @@ def main() -> None:
         os._exit(70)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # stderr is size-capped: drop, do not die
     os.dup2(2, 1)
-    sys.stdout = sys.stderr = TolerantWriter()  # type: ignore[assignment]
+    sys.stdout = sys.stderr = TolerantWriter()
     channel.send(CONFINED)
     if config.get("canary"):
         channel.send(CANARY, run_canary(config))
@@ -380,7 +390,7 @@ def main() -> None:
     serve(channel, policy)
 
 
-def _path(text: str):
+def _path(text: str) -> Any:
     from pathlib import Path
 
     return Path(text)

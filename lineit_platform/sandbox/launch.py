@@ -105,7 +105,9 @@ def sandbox_paths(tier: str, staged: StagedBot) -> tuple[str, str, str]:
     return str(runtime_folder() / "lib"), str(staged.folder), str(staged.entry)
 
 
-def host_config(tier: str, staged: StagedBot, memory_mb: int, cpu_seconds: float, *, canary_secret: str = "") -> dict:
+def host_config(
+    tier: str, staged: StagedBot, memory_mb: int, cpu_seconds: float, *, canary_secret: str = ""
+) -> dict[str, Any]:
     lib, folder, entry = sandbox_paths(tier, staged)
     python = interpreter()
     read_paths = [str(python.prefix), "/usr", str(runtime_folder()), str(staged.folder)]

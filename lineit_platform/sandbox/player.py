@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
+import select
 import signal
 import subprocess
 import time
@@ -130,6 +132,9 @@ class SandboxedPlayer:
         if self._launched is not None:
             self._kill()
             self._launched.process.wait()
+            if self._pidfd is not None:
+                # the host is not our child in the bubblewrap tier: wait until it has exited too
+                _wait_for_exit(self._pidfd, EXIT_GRACE_SECONDS)
             if self._launched.info is not None:
                 os.close(self._launched.info)
             self._launched = None
@@ -170,10 +175,8 @@ class SandboxedPlayer:
             self._frozen = False
 
     def _signal(self, number: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):  # already dead: the next read reports how
             signal.pidfd_send_signal(self._pidfd, number)  # type: ignore[arg-type]
-        except ProcessLookupError:
-            pass  # already dead: the next read reports how
 
     # ------------------------------------------------------------------ internals
 
@@ -262,7 +265,7 @@ class SandboxedPlayer:
     def _unexpected(self, reply: bytes, default_kind: str) -> NoReturn:
         if reply[:1] == b"F":
             kind, _, rest = reply[1:].decode("utf-8", "replace").partition("\0")
-            message, _, detail = rest.partition("\0")
+            message = rest.partition("\0")[0]  # the traceback itself is in the stderr tail
             if kind in KINDS and kind != STARTUP_FAILED:
                 self._fail(kind, message)
             self._fail(PROTOCOL, f"unknown failure report {kind[:40]!r}")
@@ -291,11 +294,12 @@ class SandboxedPlayer:
         if launched is not None and not self._killed:
             self._killed = True
             # Killing bubblewrap tears down its pid namespace; in the Landlock tier the host is
-            # the process itself, and it cannot fork.
-            try:
+            # the process itself, and it cannot fork. The host is killed directly as well, so
+            # it does not wait for the parent-death signal to travel through bwrap's init.
+            if self._pidfd is not None:
+                self._signal(signal.SIGKILL)
+            with contextlib.suppress(OSError):
                 launched.process.kill()
-            except OSError:
-                pass
 
     def _require_channel(self) -> Channel:
         if self._channel is None:
@@ -306,6 +310,12 @@ class SandboxedPlayer:
         if self._launched is None:
             raise BotFailure(LOAD, "the bot was not started")
         return self._launched
+
+
+def _wait_for_exit(pidfd: int, seconds: float) -> None:
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)  # a pidfd turns readable when its process exits
+    poller.poll(int(seconds * 1000))
 
 
 def describe_exit(status: int, *, bubblewrap: bool) -> tuple[str, str]:

@@ -8,6 +8,7 @@ the parent at most its deadline.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import time
@@ -79,10 +80,8 @@ class Channel:
 
     def close(self) -> None:
         for fd in (self.to_host, self.from_host):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
 
 
 def _milliseconds(deadline: float) -> int:

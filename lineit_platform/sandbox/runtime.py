@@ -76,8 +76,7 @@ def _make_read_only(root: Path) -> None:
     for path in [root, *root.rglob("*")]:
         mode = path.stat().st_mode
         path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    # rmtree at exit needs the folders writable again
-    atexit.register(lambda: [p.chmod(0o700) for p in [root, *root.rglob("*")] if p.is_dir()])
+    atexit.register(_make_writable, root)  # rmtree at exit needs the folders writable again
 
 
 @dataclass

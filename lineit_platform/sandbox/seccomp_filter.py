@@ -16,12 +16,14 @@ loading it, and whose host must still set its rlimits; the bot host then stacks
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import tempfile
 
 CLONE_THREAD = 0x00010000
 PR_SET_PDEATHSIG = 1
+OPTIMIZE_ATTRIBUTE = 8  # SCMP_FLTATR_CTL_OPTIMIZE
 
 DENIED = (
     # network, every family
@@ -148,6 +150,9 @@ def program(*, complete: bool) -> bytes:
     try:
         deny = seccomp.ERRNO(errno.EPERM)
         syscall_filter = seccomp.SyscallFilter(seccomp.ALLOW)
+        # a binary tree, so the hot read/write calls skip the list (libseccomp >= 2.5; else linear)
+        with contextlib.suppress(OSError):
+            syscall_filter.set_attr(OPTIMIZE_ATTRIBUTE, 2)
         for name in DENIED + (HOST_STAGE if complete else ()):
             _add(seccomp, syscall_filter, deny, name)
         syscall_filter.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))

@@ -10,14 +10,13 @@ to run untrusted bots (fail closed).
 from __future__ import annotations
 
 import os
-import platform
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .launch import BUBBLEWRAP, LANDLOCK, TIERS, bwrap_path, host_config, launch, read_tail, stderr_file
+from .launch import BUBBLEWRAP, TIERS, bwrap_path, host_config, launch, read_tail, stderr_file
 from .protocol import Channel
 from .runtime import stage_bot
 
@@ -135,7 +134,7 @@ def doctor_report() -> str:
 
     report = detect_tier(refresh=True)
     lines = ["Line-it sandbox doctor"]
-    lines.append(f"  kernel: {platform.release()}, user: uid {os.getuid()}")
+    lines.append(f"  kernel: {os.uname().release}, user: uid {os.getuid()}")
     lines.append(f"  interpreter for bots: {interpreter().executable}")
     lines.append(f"  bwrap: {bwrap_path() or 'not installed'}")
     lines.append(f"  Landlock ABI: {landlock_abi() or 'not available'}")

@@ -87,3 +87,13 @@ def test_same_games_same_order_give_identical_ratings() -> None:
     for players, ranks in games:
         second.apply(players, ranks)
     assert first.ratings == second.ratings
+
+
+def test_the_table_agrees_with_the_textbook_formula() -> None:
+    table: EloTable[str] = EloTable()
+    table.seed("a", 1613.0, 40)
+    table.seed("b", 1609.0, 3)
+    table.seed("c", 1450.0, 0)
+    changes = table.apply(["a", "b", "c"], [2, 1, 2])
+    expected = game_deltas([1613.0, 1609.0, 1450.0], [2, 1, 2], [20.0, 40.0, 40.0])
+    assert [change.delta for change in changes] == pytest.approx(expected, rel=1e-12)

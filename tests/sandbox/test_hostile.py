@@ -72,7 +72,7 @@ CASES = [
     Case("partial_frame", "timeout", "no answer"),
     Case("giant_frame", "protocol", "frame of"),
     Case("malformed_frame", "protocol", "unexpected message"),
-    Case("out_of_turn", "protocol", "out of turn"),
+    Case("out_of_turn", "protocol", "out of turn|unexpected message"),  # a stray frame may be read as a reply
     Case("close_pipes", "protocol", "closed or broke its pipes"),
     Case("not_a_string", "protocol", "not int"),
     Case("illegal_move", "illegal_move", "999"),
@@ -86,7 +86,12 @@ CASES = [
     Case("slow_import", "timeout", "did not finish loading", Limits(startup_seconds=0.5)),
     Case("busy_loop", "timeout", "per-move timeout"),
     Case("infinite_sleep", "timeout", "per-move timeout"),
-    Case("infinite_sleep", "time_budget", "time bank", Limits(move_seconds=0.05, bank_seconds=0.1, move_timeout_seconds=2)),
+    Case(
+        "infinite_sleep",
+        "time_budget",
+        "time bank",
+        Limits(move_seconds=0.05, bank_seconds=0.1, move_timeout_seconds=2),
+    ),
     Case("memory_hog", "memory", "MemoryError", Limits(memory_mb=128, move_timeout_seconds=10, startup_seconds=5)),
 ]
 
@@ -104,7 +109,9 @@ class World:
         self.other_bot_folder = root / "other-bot"
         self.other_bot_folder.mkdir()
         self.other_bot_file = self.other_bot_folder / "bot.py"
-        self.other_bot_file.write_text(f"# {SECRET}\ndef act(observation):\n    return observation['legal_actions'][0]\n")
+        self.other_bot_file.write_text(
+            f"# {SECRET}\ndef act(observation):\n    return observation['legal_actions'][0]\n"
+        )
         self.database = root / "db.sqlite3"
         with sqlite3.connect(self.database) as database:
             database.execute("create table secrets (secret text)")

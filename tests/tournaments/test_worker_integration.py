@@ -40,11 +40,26 @@ class Worker:
     def __init__(self, log: Path, concurrency: int = 1) -> None:
         database = connection.settings_dict
         environment = os.environ | WORKER_ENVIRONMENT
-        environment["DATABASE_URL"] = f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+        environment["DATABASE_URL"] = (
+            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+        )
         self.log = log.open("ab")
         self.process = subprocess.Popen(
-            [str(CELERY), "-A", "lineit_platform.celery", "worker", "-l", "info", "-c", str(concurrency),
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"test{time.monotonic_ns()}@%h"],
+            [
+                str(CELERY),
+                "-A",
+                "lineit_platform.celery",
+                "worker",
+                "-l",
+                "info",
+                "-c",
+                str(concurrency),
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-n",
+                f"test{time.monotonic_ns()}@%h",
+            ],
             env=environment,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -78,7 +93,9 @@ def start_worker(transactional_db, tmp_path) -> Iterator[Callable[..., Worker]]:
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
 
 
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120.0, tick: Callable[[], object] | None = None) -> None:
+def wait_for(
+    condition: Callable[[], bool], what: str, timeout: float = 120.0, tick: Callable[[], object] | None = None
+) -> None:
     give_up = time.monotonic() + timeout
     while time.monotonic() < give_up:
         if tick is not None:
@@ -92,8 +109,12 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120.0, t
 def test_an_upload_is_validated_by_the_worker(start_worker, alice) -> None:  # type: ignore[no-untyped-def]
     start_worker()
     bot = bot_create(owner=alice, name="alices")
-    good = bot_version_upload(bot=bot, uploaded_by=alice, filename="bot.py", content=b"def act(o):\n    return o['legal_actions'][-1]\n")
-    bad = bot_version_upload(bot=bot, uploaded_by=alice, filename="bot.py", content=b"def act(o):\n    return 'not an action'\n")
+    good = bot_version_upload(
+        bot=bot, uploaded_by=alice, filename="bot.py", content=b"def act(o):\n    return o['legal_actions'][-1]\n"
+    )
+    bad = bot_version_upload(
+        bot=bot, uploaded_by=alice, filename="bot.py", content=b"def act(o):\n    return 'not an action'\n"
+    )
     wait_for(lambda: not BotVersion.objects.filter(status="validating").exists(), "validation")
     good.refresh_from_db()
     bad.refresh_from_db()
@@ -108,7 +129,9 @@ def test_ladder_matches_played_concurrently_give_the_recomputed_ratings(start_wo
     for extra in range(2):  # two more random bots, so tables of 3 exist
         twin = bot_create(owner=bot.owner, name=f"random-{extra}")
         code = (Path(settings.BASE_DIR) / "bots/builtin/random_bot.py").read_bytes() + f"# {extra}\n".encode()
-        BotVersion.objects.filter(pk=bot_version_upload(bot=twin, uploaded_by=bot.owner, filename="bot.py", content=code, validate=False).pk).update(status="active")
+        BotVersion.objects.filter(
+            pk=bot_version_upload(bot=twin, uploaded_by=bot.owner, filename="bot.py", content=code, validate=False).pk
+        ).update(status="active")
     scheduled = ladder_tick(rng=random.Random(7))
     assert len(scheduled) == 6
     start_worker(concurrency=2)
@@ -129,7 +152,12 @@ def test_a_worker_killed_mid_match_loses_nothing_and_counts_nothing_twice(start_
     assert (match.status, match.attempts) == ("running", 1)
     assert not Game.objects.filter(match=match).exists()  # results are written once, at the end
     start_worker()
-    wait_for(lambda: Match.objects.get(pk=match.pk).status == "finished", "the match to be rerun", timeout=180, tick=matches_sweep)
+    wait_for(
+        lambda: Match.objects.get(pk=match.pk).status == "finished",
+        "the match to be rerun",
+        timeout=180,
+        tick=matches_sweep,
+    )
     match.refresh_from_db()
     assert match.attempts == 2
     assert Game.objects.filter(match=match).count() == 300

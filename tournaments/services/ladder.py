@@ -45,13 +45,13 @@ def _top_up(ruleset: str, rng: random.Random) -> list[Match]:
         rating.version_id: (rating.rating, rating.games)
         for rating in Rating.objects.filter(ruleset=ruleset, rules_version=RULES_VERSION)
     }
-    load: Counter[int] = Counter(
-        MatchEntrant.objects.filter(match__in=pending).values_list("version_id", flat=True)
-    )
+    load: Counter[int] = Counter(MatchEntrant.objects.filter(match__in=pending).values_list("version_id", flat=True))
     per_match = {size: size * settings.LADDER_DEALS_PER_MATCH for size in settings.LADDER_TABLE_SIZES}
     scheduled = []
     for _ in range(missing):
-        played = {v.pk: ratings.get(v.pk, (START_RATING, 0))[1] + load[v.pk] * max(per_match.values()) for v in versions}
+        played = {
+            v.pk: ratings.get(v.pk, (START_RATING, 0))[1] + load[v.pk] * max(per_match.values()) for v in versions
+        }
         # Fewest games first; among equals, the newest version.
         focus = min(versions, key=lambda v: (played[v.pk], -v.pk))
         table = _table_for(focus, versions, ratings, rng)

@@ -64,7 +64,9 @@ def match_schedule(
     allowed = {BotVersion.Status.ACTIVE} | (set() if ranked else {BotVersion.Status.RETIRED})
     for version in versions:
         if version.status not in allowed:
-            raise ApplicationError(f"{version.label} is {version.status}; it cannot play a {'ranked' if ranked else 'test'} match")
+            raise ApplicationError(
+                f"{version.label} is {version.status}; it cannot play a {'ranked' if ranked else 'test'} match"
+            )
     if ranked and len({version.pk for version in versions}) != len(versions):
         raise ApplicationError("a ranked match cannot seat one version twice")
     now = timezone.now()
@@ -97,17 +99,14 @@ def match_claim(*, match_id: int, worker: str) -> Match | None:
     run: finished, cancelled, running healthily elsewhere, or out of attempts."""
     now = timezone.now()
     claimable = Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, deadline__lt=now)
-    claimed = (
-        Match.objects.filter(claimable, pk=match_id, attempts__lt=F("max_attempts"))
-        .update(
-            status=Match.Status.RUNNING,
-            attempts=F("attempts") + 1,
-            worker=worker[:200],
-            started_at=now,
-            deadline=match_deadline(now),
-            games_played=0,
-            error="",
-        )
+    claimed = Match.objects.filter(claimable, pk=match_id, attempts__lt=F("max_attempts")).update(
+        status=Match.Status.RUNNING,
+        attempts=F("attempts") + 1,
+        worker=worker[:200],
+        started_at=now,
+        deadline=match_deadline(now),
+        games_played=0,
+        error="",
     )
     if not claimed:
         return None
@@ -176,7 +175,9 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
     records nothing and returns False."""
     match = Match.objects.select_for_update().get(pk=match_id)
     if match.status != Match.Status.RUNNING or match.attempts != attempt:
-        logger.info("match %s: result of attempt %s ignored (%s, attempt %s)", match_id, attempt, match.status, match.attempts)
+        logger.info(
+            "match %s: result of attempt %s ignored (%s, attempt %s)", match_id, attempt, match.status, match.attempts
+        )
         return False
     if len(result.games) != match.games:
         raise ApplicationError(f"match {match_id}: {len(result.games)} games in the result, {match.games} expected")

@@ -53,9 +53,7 @@ def rated_games(match_ids: Iterable[int]) -> Iterator[RatedGame]:
         )
         for match_id, index, seats, ranks, ruleset, rules_version in rows.iterator(chunk_size=5000):
             by_entrant = entrants[match_id]
-            yield RatedGame(
-                match_id, index, ruleset, rules_version, tuple(by_entrant[e] for e in seats), tuple(ranks)
-            )
+            yield RatedGame(match_id, index, ruleset, rules_version, tuple(by_entrant[e] for e in seats), tuple(ranks))
 
 
 def fold(table: EloTable[RatingKey], games: Iterable[RatedGame]) -> list[RatingEvent]:

@@ -29,7 +29,16 @@ class Command(BaseCommand):
         celery = str(bin_dir / "celery")
         commands = {
             "web": [str(bin_dir / "gunicorn"), "lineit_platform.wsgi", "--bind", options["bind"], "--workers", "2"],
-            "worker": [celery, "-A", "lineit_platform.celery", "worker", "-l", "info", "-c", str(options["concurrency"])],
+            "worker": [
+                celery,
+                "-A",
+                "lineit_platform.celery",
+                "worker",
+                "-l",
+                "info",
+                "-c",
+                str(options["concurrency"]),
+            ],
             "beat": [celery, "-A", "lineit_platform.celery", "beat", "-l", "info"],
         }
         processes = {name: subprocess.Popen(command) for name, command in commands.items()}

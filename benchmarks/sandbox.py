@@ -1,0 +1,121 @@
+"""Sandbox speed: decision round trip, bot start-up, and the wall time of a 100-game match,
+sandboxed against in-process, for the random bot. Run: .venv/bin/python benchmarks/sandbox.py
+
+The match and its bots are pinned to one CPU (as run_sandboxed_match does by default), since
+a round trip between two vCPUs costs a cross-CPU wake-up of about 50 µs on these VMs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+from lineit_platform.botkit.limits import Limits
+from lineit_platform.botkit.players import InProcessPlayer
+from lineit_platform.botkit.referee import run_match
+from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.sources import builtin_source
+from lineit_platform.engine import new_game
+from lineit_platform.sandbox import SandboxedPlayer, TurnGate, detect_tier, run_sandboxed_match
+
+
+def observations(count: int) -> list[dict]:
+    found: list[dict] = []
+    seed = 0
+    while len(found) < count:
+        state = new_game(2, seed=seed)
+        while not state.is_over and len(found) < count:
+            found.append(state.observation(state.current_player))
+            state.apply(state.legal_actions()[0])
+        seed += 1
+    return found
+
+
+def round_trips(player, samples: list[dict]) -> list[float]:  # type: ignore[no-untyped-def]
+    times = []
+    for observation in samples:
+        started = time.perf_counter()
+        player.act(observation, 5.0)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--decisions", type=int, default=5000)
+    parser.add_argument("--starts", type=int, default=20)
+    parser.add_argument("--games", type=int, default=100)
+    args = parser.parse_args()
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    report = detect_tier()
+    print(f"tiers working: {', '.join(report.working) or 'none'}; pinned to CPU {min(allowed)}")
+    limits = Limits()
+    source = builtin_source("random")
+    samples = observations(args.decisions)
+
+    trusted = InProcessPlayer(source)
+    trusted.start(10)
+    trusted.start_game({"game": 0, "seat": 0}, 10)
+    base = round_trips(trusted, samples)
+    print(
+        f"in-process decision: median {statistics.median(base) * 1e6:.1f} µs, p99 {percentile(base, 0.99) * 1e6:.1f} µs"
+    )
+
+    for tier in report.working:
+        # Two players on one gate, alternating, so every decision pays the freeze/thaw of a turn change.
+        gate = TurnGate()
+        players = [SandboxedPlayer(source, limits, tier=tier, gate=gate) for _ in range(2)]
+        for player in players:
+            player.start(10)
+            player.start_game({"game": 0, "seat": 0}, 10)
+        round_trips(players[0], samples[:200])  # warm up
+        times = []
+        for index, observation in enumerate(samples):
+            player = players[index % 2]
+            started = time.perf_counter()
+            player.act(observation, 5.0)
+            times.append(time.perf_counter() - started)
+        median, p99 = statistics.median(times), percentile(times, 0.99)
+        print(
+            f"{tier} decision (turn change every decision): median {median * 1e6:.1f} µs, p99 {p99 * 1e6:.1f} µs; "
+            f"overhead over in-process {(median - statistics.median(base)) * 1e6:.1f} µs"
+        )
+        same = round_trips(players[0], samples)
+        print(f"{tier} decision (same bot again, no freeze): median {statistics.median(same) * 1e6:.1f} µs")
+        for player in players:
+            player.cleanup()
+
+        starts = []
+        for _ in range(args.starts):
+            player = SandboxedPlayer(source, limits, tier=tier)
+            started = time.perf_counter()
+            player.start(10)
+            starts.append(time.perf_counter() - started)
+            player.cleanup()
+        print(
+            f"{tier} start-up to ready: median {statistics.median(starts) * 1e3:.1f} ms, max {max(starts) * 1e3:.1f} ms"
+        )
+
+    spec = MatchSpec(num_players=2, games=args.games, seed=1)
+    started = time.perf_counter()
+    run_match(spec, [InProcessPlayer(source), InProcessPlayer(source)])
+    in_process = time.perf_counter() - started
+    print(f"{args.games}-game match in-process: {in_process:.2f} s")
+    for tier in report.working:
+        started = time.perf_counter()
+        result = run_sandboxed_match(spec, [source, source], tier=tier)
+        sandboxed = time.perf_counter() - started
+        assert not result.failures
+        print(f"{args.games}-game match {tier}: {sandboxed:.2f} s, ratio {sandboxed / in_process:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""Round robin schedules. The whole schedule is known before the first match.
+
+Two seats: the circle method (Berger tables). With an odd number of entrants a phantom sits in
+the fixed position, so whoever meets it has the bye; every entrant starts in the first seat
+(n-1)/2 times with an odd field and n/2 or n/2-1 times with an even one. A second cycle swaps
+the seats of the first.
+
+Tables of 3 to 5 (a "social golfer" schedule, found by local search): each round the entrants
+with fewest byes so far sit out (n mod k of them), the others are split into tables so that
+pairs that have met least meet now (a pair's cost grows fourfold with each meeting), improved by
+swapping two entrants of different tables while that helps. Rounds are added until every pair
+has met and everyone has sat out equally often (byes come in blocks of n / gcd(n, n mod k)
+rounds). Seats are then balanced over the whole schedule (seating.py). ``cycles`` repeats the
+schedule with the seats rotated by one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+from .seating import SeatBook, polish
+
+Schedule = list[list[tuple[int, ...]]]  # rounds of tables of positions; a 1-tuple is a bye
+
+
+def berger_rounds(count: int) -> Schedule:
+    """Rounds of two-seat pairings of positions 0..count-1, seat order included."""
+    players: list[int | None] = ([None] if count % 2 else []) + list(range(count))
+    size = len(players)
+    schedule: Schedule = []
+    for number in range(size - 1):
+        tables: list[tuple[int, ...]] = []
+        byes: list[tuple[int, ...]] = []
+        for index in range(size // 2):
+            first, second = players[index], players[size - 1 - index]
+            if (index == 0 and number % 2) or index % 2 == 1:
+                first, second = second, first
+            if first is None or second is None:
+                byes.append((second if first is None else first,))  # type: ignore[arg-type]
+            else:
+                tables.append((first, second))
+        schedule.append(tables + byes)
+        players = [players[0], players[-1], *players[1:-1]]
+    return schedule
+
+
+def table_rounds(count: int, table_size: int, rng: random.Random) -> Schedule:
+    """A schedule for tables of ``table_size``: every pair meets, byes are equal (see above)."""
+    byes_per_round = count % table_size
+    block = count // math.gcd(count, byes_per_round) if byes_per_round else 1
+    meetings: dict[tuple[int, int], int] = {pair: 0 for pair in itertools.combinations(range(count), 2)}
+    byes = [0] * count
+    schedule: Schedule = []
+    while not (schedule and len(schedule) % block == 0 and min(meetings.values()) > 0):
+        resting = _choose_byes(byes, byes_per_round, rng)
+        playing = [position for position in range(count) if position not in resting]
+        tables = _split(playing, table_size, meetings, rng)
+        for table in tables:
+            for pair in itertools.combinations(sorted(table), 2):
+                meetings[pair] += 1  # type: ignore[index]
+        for position in resting:
+            byes[position] += 1
+        schedule.append([tuple(table) for table in tables] + [(position,) for position in sorted(resting)])
+    seated = polish([table for round_ in schedule for table in round_ if len(table) > 1], table_size)
+    replaced = iter(seated)
+    return [[next(replaced) if len(table) > 1 else table for table in round_] for round_ in schedule]
+
+
+def _choose_byes(byes: list[int], count: int, rng: random.Random) -> set[int]:
+    order = sorted(range(len(byes)), key=lambda position: (byes[position], rng.random()))
+    return set(order[:count])
+
+
+def _pair_cost(meetings: dict[tuple[int, int], int], first: int, second: int) -> int:
+    return int(4 ** meetings[(first, second) if first < second else (second, first)])
+
+
+def _table_cost(meetings: dict[tuple[int, int], int], table: list[int]) -> int:
+    return sum(_pair_cost(meetings, a, b) for a, b in itertools.combinations(table, 2))
+
+
+def _split(playing: list[int], table_size: int, meetings: dict[tuple[int, int], int], rng: random.Random) -> list[list[int]]:
+    order = playing[:]
+    rng.shuffle(order)
+    tables = [order[start : start + table_size] for start in range(0, len(order), table_size)]
+    improved = True
+    while improved:
+        improved = False
+        for first, second in itertools.combinations(range(len(tables)), 2):
+            for i, j in itertools.product(range(table_size), repeat=2):
+                a, b = tables[first][i], tables[second][j]
+                before = _table_cost(meetings, tables[first]) + _table_cost(meetings, tables[second])
+                tables[first][i], tables[second][j] = b, a
+                after = _table_cost(meetings, tables[first]) + _table_cost(meetings, tables[second])
+                if after < before:
+                    improved = True
+                else:
+                    tables[first][i], tables[second][j] = a, b
+    _cover_one_new_pair(tables, meetings)
+    return tables
+
+
+def _cover_one_new_pair(tables: list[list[int]], meetings: dict[tuple[int, int], int]) -> None:
+    """If the search met no new pair while some pair of this round's players never met, seat one
+    such pair together, so the schedule always ends."""
+    seated = {entrant: index for index, table in enumerate(tables) for entrant in table}
+    if any(meetings[tuple(sorted(pair))] == 0 for table in tables for pair in itertools.combinations(table, 2)):  # type: ignore[index]
+        return
+    for (first, second), met in meetings.items():
+        if met == 0 and first in seated and second in seated:
+            table = tables[seated[first]]
+            other = tables[seated[second]]
+            victim = next(entrant for entrant in table if entrant != first)
+            table[table.index(victim)] = second
+            other[other.index(second)] = victim
+            return
+
+
+def rotate_seats(schedule: Schedule, shift: int) -> Schedule:
+    """The same schedule with every table's seats moved ``shift`` places (the next cycle)."""
+    return [[table[shift % len(table) :] + table[: shift % len(table)] for table in round_] for round_ in schedule]
+
+
+def seat_spread(schedule: Schedule, table_size: int) -> dict[int, int]:
+    book = SeatBook(table_size)
+    for round_ in schedule:
+        for table in round_:
+            if len(table) > 1:
+                book.record(table)
+    return {entrant: book.spread(entrant) for entrant in book.counts}
