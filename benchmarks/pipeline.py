@@ -1,6 +1,6 @@
 """Matches per minute through the whole pipeline, against the same games in the sandbox alone.
 
-    python benchmarks/platform.py [--matches 6] [--games 100]
+    python benchmarks/pipeline.py [--matches 6] [--games 100]
 
 Pipeline: match_schedule (PostgreSQL) -> Redis -> one Celery worker (concurrency 1) -> sandbox ->
 match_record_result (PostgreSQL, replays, ratings). Alone: the same specs through the sandbox
@@ -20,9 +20,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# This file is named platform.py: keep it from shadowing the standard library's platform module.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
-sys.modules.pop("platform", None)
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/lineit_bench")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lineit_platform.settings")
