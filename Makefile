@@ -27,7 +27,7 @@ lint: install
 test: install system-deps services lint
 	$(BIN)/pytest
 
-run: install
+run: install system-deps
 	$(BIN)/python manage.py runplatform
 
 bench: install

@@ -121,6 +121,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_celery_beat",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
     "bots.apps.BotsConfig",
     "tournaments.apps.TournamentsConfig",
 ]
@@ -263,3 +267,97 @@ CELERY_BEAT_SCHEDULE = {
     "matches-sweep": {"task": "tournaments.tasks.matches_sweep", "schedule": SWEEP_INTERVAL_SECONDS},
     "ratings-apply": {"task": "tournaments.tasks.ratings_apply", "schedule": SWEEP_INTERVAL_SECONDS},
 }
+
+# --- API (lineit_platform/api) ---------------------------------------------------------------
+
+def env_rate(name: str, default: str) -> str:
+    """A DRF throttle rate such as ``20/hour`` (``s``, ``min``, ``hour``, ``day`` as the period)."""
+    import re
+
+    value = env_str(name, default).strip()
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", value):
+        raise ImproperlyConfigured(f"{name} must look like 20/hour (period s, min, hour or day), not {value!r}")
+    return value
+
+
+# The Swagger UI and Redoc assets (static files) of the documentation page.
+INSTALLED_APPS += ["drf_spectacular_sidecar"]
+
+API_PAGE_SIZE = env_int("API_PAGE_SIZE", 20, minimum=1, maximum=1000)
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 100, minimum=1, maximum=10_000)
+# Unranked matches a user may request: at most this many queued or running at once, at most this
+# many games in any 24 hours, and at most this many games in one match. Staff are exempt.
+API_MATCH_QUOTA_PENDING = env_int("API_MATCH_QUOTA_PENDING", 5, minimum=0)
+API_MATCH_QUOTA_DAILY_GAMES = env_int("API_MATCH_QUOTA_DAILY_GAMES", 500, minimum=0)
+API_MATCH_MAX_GAMES = env_int("API_MATCH_MAX_GAMES", 100, minimum=1, maximum=100_000)
+# Throttles live in the cache named "api": set API_CACHE_URL (redis://...) when several web
+# processes must share them; the default is per process.
+API_CACHE_URL = env_str("API_CACHE_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "api": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": API_CACHE_URL}
+        if API_CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "api"}
+    ),
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: an anonymous request is told 401 with a WWW-Authenticate header.
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["lineit_platform.api.permissions.ReadOnlyOrAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "lineit_platform.api.pagination.PagePagination",
+    "PAGE_SIZE": API_PAGE_SIZE,
+    "DEFAULT_SCHEMA_CLASS": "lineit_platform.api.schema.ErrorAwareAutoSchema",
+    "EXCEPTION_HANDLER": "lineit_platform.api.errors.api_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "uploads": env_rate("API_THROTTLE_UPLOADS", "30/hour"),
+        "match_requests": env_rate("API_THROTTLE_MATCH_REQUESTS", "60/hour"),
+        "tokens": env_rate("API_THROTTLE_TOKENS", "20/min"),
+    },
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Line-it Arena API",
+    "DESCRIPTION": "Bots, versions, matches, replays and ratings of Line-it Arena. Guide: docs/api.md.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api",
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI and Redoc from drf-spectacular-sidecar: served by this site, no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+        "VersionStatusEnum": "bots.models.BotVersion.Status",
+    },
+}
+
+
+# --- Web pages (lineit_platform/web, templates/) ----------------------------------------------
+
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# runplatform serves the pages with gunicorn and no collectstatic step: let WhiteNoise find the
+# files where they are. Set it to false once STATIC_ROOT is filled by collectstatic.
+WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "my-bots"
+LOGOUT_REDIRECT_URL = "home"
+# A user may have this many test matches queued or running at once.
+WEB_TEST_MATCH_PENDING_LIMIT = env_int("WEB_TEST_MATCH_PENDING_LIMIT", 3, minimum=1, maximum=1000)
+WEB_TEST_MATCH_MAX_GAMES = env_int("WEB_TEST_MATCH_MAX_GAMES", 20, minimum=1, maximum=10_000)

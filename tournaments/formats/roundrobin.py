@@ -17,10 +17,9 @@ schedule with the seats rotated by one.
 from __future__ import annotations
 
 import itertools
-import math
 import random
 
-from .seating import SeatBook, polish
+from .seating import SeatBook, equitable_seats
 
 Schedule = list[list[tuple[int, ...]]]  # rounds of tables of positions; a 1-tuple is a bye
 
@@ -47,25 +46,31 @@ def berger_rounds(count: int) -> Schedule:
 
 
 def table_rounds(count: int, table_size: int, rng: random.Random) -> Schedule:
-    """A schedule for tables of ``table_size``: every pair meets, byes are equal (see above)."""
+    """Rounds of tables of ``table_size`` (seats not yet balanced) until every pair has met."""
     byes_per_round = count % table_size
-    block = count // math.gcd(count, byes_per_round) if byes_per_round else 1
-    meetings: dict[tuple[int, int], int] = {pair: 0 for pair in itertools.combinations(range(count), 2)}
+    meetings = [[0] * count for _ in range(count)]
+    unmet = count * (count - 1) // 2
     byes = [0] * count
     schedule: Schedule = []
-    while not (schedule and len(schedule) % block == 0 and min(meetings.values()) > 0):
+    while unmet:
         resting = _choose_byes(byes, byes_per_round, rng)
         playing = [position for position in range(count) if position not in resting]
         tables = _split(playing, table_size, meetings, rng)
         for table in tables:
-            for pair in itertools.combinations(sorted(table), 2):
-                meetings[pair] += 1  # type: ignore[index]
+            for first, second in itertools.combinations(table, 2):
+                unmet -= meetings[first][second] == 0
+                meetings[first][second] += 1
+                meetings[second][first] += 1
         for position in resting:
             byes[position] += 1
         schedule.append([tuple(table) for table in tables] + [(position,) for position in sorted(resting)])
-    seated = polish([table for round_ in schedule for table in round_ if len(table) > 1], table_size)
-    replaced = iter(seated)
-    return [[next(replaced) if len(table) > 1 else table for table in round_] for round_ in schedule]
+    return schedule
+
+
+def seat_schedule(schedule: Schedule, table_size: int) -> Schedule:
+    """The same schedule with seats balanced within one for everyone (seating.equitable_seats)."""
+    seated = iter(equitable_seats([table for round_ in schedule for table in round_ if len(table) > 1], table_size))
+    return [[next(seated) if len(table) > 1 else table for table in round_] for round_ in schedule]
 
 
 def _choose_byes(byes: list[int], count: int, rng: random.Random) -> set[int]:
@@ -73,48 +78,38 @@ def _choose_byes(byes: list[int], count: int, rng: random.Random) -> set[int]:
     return set(order[:count])
 
 
-def _pair_cost(meetings: dict[tuple[int, int], int], first: int, second: int) -> int:
-    return int(4 ** meetings[(first, second) if first < second else (second, first)])
-
-
-def _table_cost(meetings: dict[tuple[int, int], int], table: list[int]) -> int:
-    return sum(_pair_cost(meetings, a, b) for a, b in itertools.combinations(table, 2))
-
-
-def _split(playing: list[int], table_size: int, meetings: dict[tuple[int, int], int], rng: random.Random) -> list[list[int]]:
+def _split(playing: list[int], table_size: int, meetings: list[list[int]], rng: random.Random) -> list[list[int]]:
+    weight = [[4**met for met in row] for row in meetings]
     order = playing[:]
     rng.shuffle(order)
     tables = [order[start : start + table_size] for start in range(0, len(order), table_size)]
     improved = True
     while improved:
         improved = False
-        for first, second in itertools.combinations(range(len(tables)), 2):
+        for first, second in itertools.combinations(tables, 2):
             for i, j in itertools.product(range(table_size), repeat=2):
-                a, b = tables[first][i], tables[second][j]
-                before = _table_cost(meetings, tables[first]) + _table_cost(meetings, tables[second])
-                tables[first][i], tables[second][j] = b, a
-                after = _table_cost(meetings, tables[first]) + _table_cost(meetings, tables[second])
-                if after < before:
+                a, b = first[i], second[j]
+                gain = sum(weight[a][x] - weight[b][x] for x in first if x != a)
+                gain += sum(weight[b][y] - weight[a][y] for y in second if y != b)
+                if gain > 0:
+                    first[i], second[j] = b, a
                     improved = True
-                else:
-                    tables[first][i], tables[second][j] = a, b
     _cover_one_new_pair(tables, meetings)
     return tables
 
 
-def _cover_one_new_pair(tables: list[list[int]], meetings: dict[tuple[int, int], int]) -> None:
-    """If the search met no new pair while some pair of this round's players never met, seat one
-    such pair together, so the schedule always ends."""
-    seated = {entrant: index for index, table in enumerate(tables) for entrant in table}
-    if any(meetings[tuple(sorted(pair))] == 0 for table in tables for pair in itertools.combinations(table, 2)):  # type: ignore[index]
+def _cover_one_new_pair(tables: list[list[int]], meetings: list[list[int]]) -> None:
+    """If the search met no new pair while two of this round's players never met, seat one such
+    pair together: every round then meets a new pair or rests someone new, so the schedule ends."""
+    if any(meetings[a][b] == 0 for table in tables for a, b in itertools.combinations(table, 2)):
         return
-    for (first, second), met in meetings.items():
-        if met == 0 and first in seated and second in seated:
-            table = tables[seated[first]]
-            other = tables[seated[second]]
-            victim = next(entrant for entrant in table if entrant != first)
-            table[table.index(victim)] = second
-            other[other.index(second)] = victim
+    where = {entrant: index for index, table in enumerate(tables) for entrant in table}
+    for first, second in itertools.combinations(sorted(where), 2):
+        if meetings[first][second] == 0:
+            table, other = tables[where[first]], tables[where[second]]
+            moved = next(entrant for entrant in table if entrant != first)
+            table[table.index(moved)] = second
+            other[other.index(second)] = moved
             return
 
 

@@ -53,27 +53,65 @@ class SeatBook:
         return max(counts) - min(counts)
 
 
-def polish(tables: list[tuple[EntrantId, ...]], table_size: int, passes: int = 20) -> list[tuple[EntrantId, ...]]:
-    """Improve a fixed schedule's seat orders (round robin knows every table in advance): reseat
-    one table at a time against all the others until no table improves."""
-    book = SeatBook(table_size)
-    for table in tables:
-        book.record(table)
-    tables = list(tables)
-    for _ in range(passes):
-        changed = False
-        for index, table in enumerate(tables):
-            book.forget(table)
-            current = _square_cost(book, table)
-            best = min(itertools.permutations(table), key=lambda order: (_square_cost(book, order), order != table))
-            if _square_cost(book, best) < current:
-                tables[index] = best
-                changed = True
-            book.record(tables[index])
-        if not changed:
-            break
-    return tables
+def equitable_seats(tables: Sequence[Sequence[EntrantId]], table_size: int) -> list[tuple[EntrantId, ...]]:
+    """Seat orders for a fixed schedule of full tables in which every entrant starts in each seat
+    floor(m/k) or ceil(m/k) times over its m tables (k seats): always possible (de Werra's
+    equitable edge colouring of a bipartite graph).
+
+    Tables on one side, entrants on the other, a seat is an edge's colour. Each entrant's
+    memberships are cut into groups of k, each group a vertex of its own, so every vertex has
+    at most k edges; a bipartite graph of maximum degree k has a proper k-edge-colouring
+    (Kőnig), found edge by edge by swapping two colours along an alternating path. A full
+    group then holds every seat once and the last group distinct seats: within one.
+    """
+    if any(len(table) != table_size for table in tables):
+        raise ValueError("equitable seating needs full tables")
+    edges: list[tuple[tuple[object, ...], tuple[object, ...]]] = []
+    memberships: dict[EntrantId, int] = {}
+    for index, table in enumerate(tables):
+        for entrant in table:
+            group = memberships.get(entrant, 0) // table_size
+            memberships[entrant] = memberships.get(entrant, 0) + 1
+            edges.append((("table", index), ("entrant", entrant, group)))
+    at: dict[tuple[object, ...], dict[int, int]] = {}  # vertex -> colour -> edge
+    colour: list[int] = [-1] * len(edges)
+    for edge, (table_vertex, entrant_vertex) in enumerate(edges):
+        at_table = at.setdefault(table_vertex, {})
+        at_entrant = at.setdefault(entrant_vertex, {})
+        free_table = next(c for c in range(table_size) if c not in at_table)
+        free_entrant = next(c for c in range(table_size) if c not in at_entrant)
+        if free_table in at_entrant:
+            _swap_along_path(edges, colour, at, entrant_vertex, free_table, free_entrant)
+        colour[edge] = free_table
+        at_table[free_table] = edge
+        at_entrant[free_table] = edge
+    seated: list[list[EntrantId]] = [list(table) for table in tables]
+    for edge, (table_vertex, entrant_vertex) in enumerate(edges):
+        seated[table_vertex[1]][colour[edge]] = entrant_vertex[1]  # type: ignore[index]
+    return [tuple(table) for table in seated]
 
 
-def _square_cost(book: SeatBook, order: Sequence[EntrantId]) -> int:
-    return sum(2 * book.count(entrant, seat) + 1 for seat, entrant in enumerate(order))
+def _swap_along_path(
+    edges: list[tuple[tuple[object, ...], tuple[object, ...]]],
+    colour: list[int],
+    at: dict[tuple[object, ...], dict[int, int]],
+    start: tuple[object, ...],
+    first: int,
+    second: int,
+) -> None:
+    """Swap colours ``first`` and ``second`` on the path from ``start`` alternating between them."""
+    path = []
+    vertex, wanted = start, first
+    while wanted in at.get(vertex, {}):
+        edge = at[vertex][wanted]
+        path.append(edge)
+        ends = edges[edge]
+        vertex = ends[1] if ends[0] == vertex else ends[0]
+        wanted = second if wanted == first else first
+    for edge in path:
+        for end in edges[edge]:
+            at[end].pop(colour[edge], None)
+    for edge in path:
+        colour[edge] = second if colour[edge] == first else first
+        for end in edges[edge]:
+            at[end][colour[edge]] = edge

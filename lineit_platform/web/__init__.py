@@ -1,0 +1,1 @@
+"""Server-rendered pages (templates/): browse ratings, bots, matches, replays and tournaments."""
