@@ -11,7 +11,7 @@ from lineit_platform.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS
 from lineit_platform.sandbox import TIERS
 
 
-@register(Tags.compatibility)  # type: ignore[untyped-decorator]
+@register(Tags.compatibility)
 def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Error | Warning]:
     problems: list[Error | Warning] = []
     for size in settings.LADDER_TABLE_SIZES:
@@ -56,7 +56,7 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
     return problems
 
 
-@register(Tags.security, deploy=True)  # type: ignore[untyped-decorator]
+@register(Tags.security, deploy=True)
 def check_deployment_settings(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
     if settings.SECRET_KEY.startswith("insecure-"):
         return [Warning("SECRET_KEY is the development default; set it in production", id="lineit.W001")]

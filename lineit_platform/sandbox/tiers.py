@@ -98,7 +98,7 @@ def try_tier(tier: str) -> tuple[bool, str]:
             staged.cleanup()
 
 
-def _run_canary(tier: str, staged, stderr, secret: str, started: float) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+def _run_canary(tier: str, staged, stderr, secret: str, started: float) -> tuple[bool, str]:
     launched = launch(tier, staged, stderr, host_config(tier, staged, 256, 10, canary_secret=secret))
     channel = Channel(launched.to_host, launched.from_host)
     try:

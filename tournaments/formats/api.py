@@ -285,6 +285,8 @@ def _elimination_round(state: TournamentState) -> list[tuple[tuple[EntrantId, ..
     filled = bracket_state(state)
     ready = filled.ready()
     if not ready:
+        if filled.champion is None:
+            raise RuntimeError("an elimination bracket with no match to play and no champion")
         return None
     _, _, book = _history(state)
     tables = []

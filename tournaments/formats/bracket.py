@@ -247,8 +247,17 @@ def resolve(bracket: Bracket, seeded: Sequence[EntrantId], played: Mapping[str, 
     knocked_out: dict[EntrantId, tuple[int, int, str]] = {}
     champion: EntrantId | None = None
     for match in bracket.matches.values():
-        known = []
-        for slot, source in enumerate(match.sources):
+        known: list[EntrantId | None] = []
+        if match.id == "GF2":  # the same two as the grand final, in the same seats
+            final = states["GF"]
+            if not final.order:
+                states[match.id] = MatchState("waiting", [])
+                continue
+            if final.order[0] == final.entrants[0]:
+                states[match.id] = MatchState("skipped", list(final.entrants))
+                continue
+            known = list(final.entrants)
+        for slot, source in enumerate(match.sources if match.id != "GF2" else []):
             if source.seed:
                 known.append(seeded[source.seed - 1] if source.seed <= len(seeded) else EMPTY)
             elif (match.id, slot) in slots:
@@ -259,11 +268,6 @@ def resolve(bracket: Bracket, seeded: Sequence[EntrantId], played: Mapping[str, 
             states[match.id] = MatchState("waiting", known)
             continue
         present = [entrant for entrant in known if entrant is not EMPTY]
-        if match.id == "GF2":
-            first = states["GF"].order
-            if not first or first[0] == known[0]:
-                states[match.id] = MatchState("skipped", known)
-                continue
         if len(present) <= match.goes_on and match.section != FINAL:
             order, status = present, "bye" if present else "empty"
         elif match.id in played:
@@ -274,7 +278,7 @@ def resolve(bracket: Bracket, seeded: Sequence[EntrantId], played: Mapping[str, 
             states[match.id] = MatchState("ready", known)
             continue
         states[match.id] = MatchState(status, known, order)
-        for place in range(1, len(match.sources) + 1):
+        for place in sorted(set(range(1, len(match.sources) + 1)) | set(match.destinations)):
             entrant = order[place - 1] if place <= len(order) else EMPTY
             destination = match.destinations.get(place)
             if destination is not None:

@@ -1,0 +1,306 @@
+"""What the API shows and accepts. Serializers only shape data: writes go through the services,
+and whether a viewer may see a private field is asked of ``permissions.may_manage``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from lineit_platform.engine import RULESETS, STANDARD
+from lineit_platform.ratings import PROVISIONAL_GAMES
+from tournaments.models import Game, GameFailure, Match, MatchEntrant, Rating, RatingEvent
+
+from .filters import MAX_ID
+from .permissions import may_manage
+
+
+def _viewer(serializer: serializers.Field) -> Any:
+    request = serializer.context.get("request")
+    return getattr(request, "user", None)
+
+
+def _absolute(serializer: serializers.Field, name: str, pk: int) -> str:
+    path = reverse(name, args=[pk])
+    request = serializer.context.get("request")
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+# --- Accounts ---------------------------------------------------------------------------------
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, style={"input_type": "password"}, trim_whitespace=False)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(read_only=True)
+    username = serializers.CharField(read_only=True)
+
+
+class MeSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    username = serializers.CharField(read_only=True)
+    is_staff = serializers.BooleanField(read_only=True)
+
+
+# --- Bots and versions ------------------------------------------------------------------------
+
+
+class BotSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    version_count = serializers.IntegerField(read_only=True)
+    latest_version = serializers.IntegerField(read_only=True, allow_null=True, help_text="Id of the newest version.")
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "description", "owner", "is_builtin", "created_at", "version_count", "latest_version"]
+        read_only_fields = fields
+
+
+class BotCreateSerializer(serializers.Serializer):
+    name = serializers.RegexField(
+        BOT_NAME_PATTERN, max_length=40, help_text="2-40 letters, digits, '.', '_' or '-'; unique."
+    )
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+
+class ValidationReportSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=BotVersion.Status.choices)
+    finished_at = serializers.DateTimeField(source="validated_at", allow_null=True)
+    reason = serializers.CharField(source="rejection_reason", help_text="Why the version was rejected.")
+    stderr = serializers.SerializerMethodField(help_text="The bot's stderr (owner and staff only; else null).")
+    sandbox_tier = serializers.CharField()
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_stderr(self, version: BotVersion) -> str | None:
+        return version.rejection_stderr if may_manage(_viewer(self), version.bot.owner_id) else None
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    label = serializers.CharField(read_only=True)
+    uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True)
+    validation = ValidationReportSerializer(source="*", read_only=True)
+    source_url = serializers.SerializerMethodField(help_text="Download of the code (owner and staff only).")
+
+    class Meta:
+        model = BotVersion
+        fields = [
+            "id",
+            "bot",
+            "bot_name",
+            "number",
+            "label",
+            "status",
+            "kind",
+            "original_name",
+            "size",
+            "sha256",
+            "uploaded_by",
+            "created_at",
+            "retired_at",
+            "validation",
+            "source_url",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_source_url(self, version: BotVersion) -> str | None:
+        if not may_manage(_viewer(self), version.bot.owner_id):
+            return None
+        return _absolute(self, "api:version-source", version.pk)
+
+
+class VersionUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="A .py file, or a .zip package with bot.py at its root.")
+
+
+# --- Matches and games ------------------------------------------------------------------------
+
+
+class EntrantSerializer(serializers.ModelSerializer):
+    version = serializers.IntegerField(source="version_id", read_only=True)
+    label = serializers.CharField(source="version.label", read_only=True)
+    bot = serializers.IntegerField(source="version.bot_id", read_only=True)
+    bot_name = serializers.CharField(source="version.bot.name", read_only=True)
+
+    class Meta:
+        model = MatchEntrant
+        fields = ["index", "version", "label", "bot", "bot_name", "total_score", "mean_rank", "wins", "forfeits"]
+        read_only_fields = fields
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
+    entrants = EntrantSerializer(many=True, read_only=True)
+    url = serializers.HyperlinkedIdentityField(view_name="api:match-detail")
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "url",
+            "status",
+            "ruleset",
+            "rules_version",
+            "ranked",
+            "origin",
+            "num_players",
+            "games",
+            "games_played",
+            "duplicate_deals",
+            "rotate_seats",
+            "seed",
+            "requested_by",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "entrants",
+        ]
+        read_only_fields = fields
+
+
+class FailureSerializer(serializers.ModelSerializer):
+    version = serializers.IntegerField(source="version_id", read_only=True)
+    stderr_tail = serializers.SerializerMethodField(help_text="The bot's stderr (owner and staff only; else null).")
+
+    class Meta:
+        model = GameFailure
+        fields = ["seat", "version", "kind", "message", "decision", "stderr_tail"]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_stderr_tail(self, failure: GameFailure) -> str | None:
+        return failure.stderr_tail if may_manage(_viewer(self), failure.version.bot.owner_id) else None
+
+
+class GameSerializer(serializers.ModelSerializer):
+    seats = serializers.ListField(child=serializers.IntegerField(), help_text="Entrant index in each seat.")
+    scores = serializers.ListField(child=serializers.IntegerField(), help_text="Score of each seat.")
+    ranks = serializers.ListField(child=serializers.IntegerField(), help_text="Rank of each seat (1 is first).")
+    forfeits = serializers.ListField(child=serializers.IntegerField(), help_text="Seats that forfeited.")
+    timings = serializers.ListField(child=serializers.DictField(), help_text="Per seat: decisions and seconds.")
+    failures = FailureSerializer(many=True, read_only=True)
+    replay_url = serializers.SerializerMethodField()
+    verification_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "match",
+            "index",
+            "deal",
+            "deck_seed",
+            "seats",
+            "scores",
+            "ranks",
+            "forfeits",
+            "timings",
+            "failures",
+            "replay_url",
+            "verification_url",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_replay_url(self, game: Game) -> str:
+        return _absolute(self, "api:game-replay", game.pk)
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_verification_url(self, game: Game) -> str:
+        return _absolute(self, "api:game-verification", game.pk)
+
+
+class MatchDetailSerializer(MatchSerializer):
+    game_logs = GameSerializer(many=True, read_only=True)
+    limits = serializers.DictField(read_only=True)
+
+    class Meta(MatchSerializer.Meta):
+        fields = [*MatchSerializer.Meta.fields, "attempts", "sandbox_tier", "limits", "game_logs"]
+        read_only_fields = fields
+
+
+class MatchRequestSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Your version (entrant 0).")
+    opponents = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        min_length=1,
+        max_length=4,
+        help_text="Versions of any bots (active or retired); one may appear more than once.",
+    )
+    games = serializers.IntegerField(min_value=1, max_value=settings.API_MATCH_MAX_GAMES)
+    ruleset = serializers.ChoiceField(choices=list(RULESETS), default=STANDARD)
+    seed = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, allow_null=True, default=None)
+    duplicate_deals = serializers.BooleanField(default=True)
+    rotate_seats = serializers.BooleanField(default=True)
+
+
+class VerificationSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    ok = serializers.BooleanField()
+    message = serializers.CharField()
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    ranks = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+
+
+# --- Ratings ----------------------------------------------------------------------------------
+
+
+class LeaderboardEntrySerializer(serializers.ModelSerializer):
+    rank = serializers.SerializerMethodField(help_text="Position in this (filtered) leaderboard, from 1.")
+    version = serializers.IntegerField(source="version_id", read_only=True)
+    label = serializers.CharField(source="version.label", read_only=True)
+    bot = serializers.IntegerField(source="version.bot_id", read_only=True)
+    bot_name = serializers.CharField(source="version.bot.name", read_only=True)
+    owner = serializers.CharField(source="version.bot.owner.username", read_only=True)
+    version_status = serializers.CharField(source="version.status", read_only=True)
+    games = serializers.IntegerField(read_only=True, help_text="Rated games played.")
+    provisional = serializers.SerializerMethodField(help_text=f"Fewer than {PROVISIONAL_GAMES} rated games.")
+    history_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank",
+            "version",
+            "label",
+            "bot",
+            "bot_name",
+            "owner",
+            "version_status",
+            "ruleset",
+            "rules_version",
+            "rating",
+            "games",
+            "provisional",
+            "updated_at",
+            "history_url",
+        ]
+        read_only_fields = fields
+
+    def get_rank(self, rating: Rating) -> int:
+        return int(self.context["rank_of"][rating.pk])
+
+    def get_provisional(self, rating: Rating) -> bool:
+        return rating.games < PROVISIONAL_GAMES
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_history_url(self, rating: Rating) -> str:
+        url = _absolute(self, "api:version-rating-history", rating.version_id)
+        return f"{url}?ruleset={rating.ruleset}&rules_version={rating.rules_version}"
+
+
+class RatingEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RatingEvent
+        fields = ["id", "match", "game_index", "ruleset", "rules_version", "before", "after", "delta", "k", "created_at"]
+        read_only_fields = fields
