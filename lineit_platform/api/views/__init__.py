@@ -1,0 +1,1 @@
+"""API views: read-only viewsets for browsing, one thin action per operation that writes."""

@@ -1,0 +1,153 @@
+"""Bots and versions: browse them, create a bot, upload a version, read its validation report,
+download its source (owner only) and its rating history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from bots.models import Bot, BotVersion
+from bots.services import bot_create, bot_version_upload
+from bots.uploads import UploadRejected
+from tournaments.models import RatingEvent
+
+from ..filters import BotFilter, RatingHistoryFilter, VersionFilter
+from ..pagination import OldestFirstCursorPagination
+from ..permissions import OwnerOrStaff
+from ..serializers import (
+    BotCreateSerializer,
+    BotSerializer,
+    RatingEventSerializer,
+    VersionSerializer,
+    VersionUploadSerializer,
+)
+from ..throttling import WriteThrottle
+
+ID_PATTERN = r"[0-9]+"
+
+
+def versions_queryset() -> QuerySet[BotVersion]:
+    return BotVersion.objects.select_related("bot", "uploaded_by").order_by("-id")
+
+
+class BotViewSet(viewsets.ReadOnlyModelViewSet):
+    """Bots. Anyone reads them; a signed-in user creates one and owns it."""
+
+    serializer_class = BotSerializer
+    filterset_class = BotFilter
+    lookup_value_regex = ID_PATTERN
+    throttle_classes = [WriteThrottle]
+    throttle_scope = "uploads"
+    extra_error_codes = {"POST": ["409"]}
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number").values("pk")[:1]
+        return (
+            Bot.objects.select_related("owner")
+            .annotate(version_count=Count("versions"), latest_version=Subquery(newest))
+            .order_by("name")
+        )
+
+    @extend_schema(request=BotCreateSerializer, responses={201: BotSerializer})
+    def create(self, request: Request) -> Response:
+        given = BotCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        bot = bot_create(owner=request.user, **given.validated_data)
+        return Response(BotSerializer(self.get_queryset().get(pk=bot.pk)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        methods=["GET"], responses=VersionSerializer(many=True), operation_id="bots_versions_list", filters=False
+    )
+    @extend_schema(
+        methods=["POST"],
+        request={"multipart/form-data": VersionUploadSerializer},
+        responses={201: VersionSerializer},
+        operation_id="bots_versions_upload",
+        description="Upload a new version (owner or staff). It starts `validating`; poll the version "
+        "until its status is `active` or `rejected`.",
+    )
+    @action(detail=True, methods=["get", "post"], url_path="versions", url_name="versions")
+    def versions(self, request: Request, pk: str) -> Response:
+        bot = self.get_object()
+        if request.method == "POST":
+            return self._upload(request, bot)
+        page = self.paginate_queryset(versions_queryset().filter(bot=bot))
+        return self.get_paginated_response(VersionSerializer(page, many=True, context=self.get_serializer_context()).data)
+
+    def _upload(self, request: Request, bot: Bot) -> Response:
+        self.check_object_permissions_with(OwnerOrStaff(), request, bot)
+        given = VersionUploadSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        upload = given.validated_data["file"]
+        if upload.size > settings.BOT_UPLOAD_MAX_BYTES:  # refuse before reading it into memory
+            raise UploadRejected(f"the file is {upload.size} bytes; the limit is {settings.BOT_UPLOAD_MAX_BYTES}")
+        version = bot_version_upload(bot=bot, uploaded_by=request.user, filename=upload.name, content=upload.read())
+        version = versions_queryset().get(pk=version.pk)
+        return Response(
+            VersionSerializer(version, context=self.get_serializer_context()).data, status=status.HTTP_201_CREATED
+        )
+
+    def check_object_permissions_with(self, permission: Any, request: Request, obj: Any) -> None:
+        if not (permission.has_permission(request, self) and permission.has_object_permission(request, self, obj)):
+            self.permission_denied(request, message=permission.message)
+
+
+class VersionViewSet(viewsets.ReadOnlyModelViewSet):
+    """Bot versions with their validation report."""
+
+    serializer_class = VersionSerializer
+    filterset_class = VersionFilter
+    lookup_value_regex = ID_PATTERN
+    queryset = versions_queryset()
+
+    def get_permissions(self) -> list[Any]:
+        if self.action == "source":
+            return [OwnerOrStaff()]
+        return super().get_permissions()
+
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY, "The uploaded file.")},
+        operation_id="versions_source",
+    )
+    @action(detail=True, methods=["get"])
+    def source(self, request: Request, pk: str) -> FileResponse:
+        version = self.get_object()
+        return FileResponse(
+            version.file_path.open("rb"),
+            as_attachment=True,
+            filename=f"{version.bot.name}-v{version.number}.{version.kind}",
+            content_type="application/octet-stream",
+        )
+
+    @extend_schema(responses=RatingEventSerializer(many=True), operation_id="versions_rating_history")
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="rating-history",
+        url_name="rating-history",
+        filterset_class=RatingHistoryFilter,
+        pagination_class=OldestFirstCursorPagination,
+    )
+    def rating_history(self, request: Request, pk: str) -> Response:
+        """Every change of this version's rating, oldest first (canonical order)."""
+        version = self.get_object()
+        events = self.filter_queryset_with(RatingHistoryFilter, RatingEvent.objects.filter(version=version))
+        page = self.paginate_queryset(events)
+        return self.get_paginated_response(RatingEventSerializer(page, many=True).data)
+
+    def filter_queryset_with(self, filterset_class: Any, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        filterset = filterset_class(self.request.query_params, queryset=queryset, request=self.request)
+        if not filterset.is_valid():
+            from rest_framework.exceptions import ValidationError
+
+            raise ValidationError(filterset.errors)
+        return filterset.qs

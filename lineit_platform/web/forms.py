@@ -1,0 +1,110 @@
+"""Forms of the pages. They check input; the writes themselves go through the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+
+from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from lineit_platform.engine import MAX_PLAYERS, RULESETS
+
+from .selectors import pending_manual_matches, playable_versions
+
+
+class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
+        fields = ("username",)
+
+
+class BotCreateForm(forms.Form):
+    name = forms.RegexField(
+        regex=BOT_NAME_PATTERN,
+        max_length=40,
+        help_text="2-40 letters, digits, '.', '_' or '-'; unique on the site.",
+        error_messages={"invalid": "Use 2-40 letters, digits, '.', '_' or '-', starting with a letter or digit."},
+    )
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=2000)
+
+    def clean_name(self) -> str:
+        name: str = self.cleaned_data["name"]
+        if Bot.objects.filter(name__iexact=name).exists():
+            raise forms.ValidationError("A bot with this name already exists.")
+        return name
+
+
+class UploadForm(forms.Form):
+    code = forms.FileField(
+        label="Bot file",
+        help_text="A .py file, or a .zip package with bot.py at its root.",
+        widget=forms.ClearableFileInput(attrs={"accept": ".py,.zip"}),
+    )
+
+    def clean_code(self) -> Any:
+        upload = self.cleaned_data["code"]
+        if upload.size > settings.BOT_UPLOAD_MAX_BYTES:
+            raise forms.ValidationError(
+                f"The file is {upload.size} bytes; the limit is {settings.BOT_UPLOAD_MAX_BYTES}."
+            )
+        return upload
+
+
+class VersionChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
+    def label_from_instance(self, obj: BotVersion) -> str:
+        return f"{obj.label} ({obj.status})"
+
+
+class VersionsChoiceField(forms.ModelMultipleChoiceField):  # type: ignore[type-arg]
+    def label_from_instance(self, obj: BotVersion) -> str:
+        return obj.label
+
+
+class TestMatchForm(forms.Form):
+    """An unranked match: one of your versions against up to four chosen opponents."""
+
+    version = VersionChoiceField(queryset=BotVersion.objects.none(), label="Your version")
+    opponents = VersionsChoiceField(
+        queryset=BotVersion.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        help_text=f"Choose 1 to {MAX_PLAYERS - 1} opponents (a table of 2 to {MAX_PLAYERS}).",
+    )
+    games = forms.IntegerField(
+        min_value=1,
+        initial=4,
+        help_text="With duplicate deals, each deck is played once per seat rotation.",
+    )
+    ruleset = forms.ChoiceField(choices=[(name, name) for name in RULESETS], initial=RULESETS[0])
+    duplicate_deals = forms.BooleanField(required=False, initial=True, label="Duplicate deals")
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        mine = BotVersion.objects.filter(
+            bot__owner=user, status__in=[BotVersion.Status.ACTIVE, BotVersion.Status.RETIRED]
+        ).select_related("bot")
+        self.fields["version"].queryset = mine.order_by("bot__name", "-number")
+        self.fields["opponents"].queryset = playable_versions()
+        self.fields["games"].widget.attrs["max"] = settings.WEB_TEST_MATCH_MAX_GAMES
+
+    def clean_games(self) -> int:
+        games: int = self.cleaned_data["games"]
+        if games > settings.WEB_TEST_MATCH_MAX_GAMES:
+            raise forms.ValidationError(f"At most {settings.WEB_TEST_MATCH_MAX_GAMES} games in a test match.")
+        return games
+
+    def clean_opponents(self) -> list[BotVersion]:
+        opponents = list(self.cleaned_data["opponents"])
+        if not 1 <= len(opponents) <= MAX_PLAYERS - 1:
+            raise forms.ValidationError(f"Choose 1 to {MAX_PLAYERS - 1} opponents.")
+        return opponents
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        limit = settings.WEB_TEST_MATCH_PENDING_LIMIT
+        if pending_manual_matches(self.user) >= limit:
+            raise forms.ValidationError(
+                f"You already have {limit} test matches queued or running; wait for one to finish."
+            )
+        return cleaned
