@@ -351,7 +351,7 @@ SPECTACULAR_SETTINGS = {
 
 # --- Web pages (lineit_platform/web, templates/) ----------------------------------------------
 
-STATICFILES_DIRS = [BASE_DIR / "static"]
+INSTALLED_APPS.append("lineit_platform.web")  # its template tags and static files (web/static/web/)
 # runplatform serves the pages with gunicorn and no collectstatic step: let WhiteNoise find the
 # files where they are. Set it to false once STATIC_ROOT is filled by collectstatic.
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)

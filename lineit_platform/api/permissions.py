@@ -7,13 +7,15 @@ and reads its failure logs (stderr tails) and validation stderr; staff may do ev
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
-from rest_framework.request import Request
-from rest_framework.views import APIView
 
 from bots.models import Bot, BotVersion
+
+if TYPE_CHECKING:  # rest_framework.views imports this module through the settings
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
 
 
 def may_manage(user: Any, owner_id: int | None) -> bool:

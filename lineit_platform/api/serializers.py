@@ -115,7 +115,7 @@ class VersionSerializer(serializers.ModelSerializer):
     def get_source_url(self, version: BotVersion) -> str | None:
         if not may_manage(_viewer(self), version.bot.owner_id):
             return None
-        return _absolute(self, "api:version-source", version.pk)
+        return _absolute(self, "api-version-source", version.pk)
 
 
 class VersionUploadSerializer(serializers.Serializer):
@@ -140,7 +140,7 @@ class EntrantSerializer(serializers.ModelSerializer):
 class MatchSerializer(serializers.ModelSerializer):
     requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
     entrants = EntrantSerializer(many=True, read_only=True)
-    url = serializers.HyperlinkedIdentityField(view_name="api:match-detail")
+    url = serializers.HyperlinkedIdentityField(view_name="api-match-detail")
 
     class Meta:
         model = Match
@@ -213,11 +213,11 @@ class GameSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_replay_url(self, game: Game) -> str:
-        return _absolute(self, "api:game-replay", game.pk)
+        return _absolute(self, "api-game-replay", game.pk)
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_verification_url(self, game: Game) -> str:
-        return _absolute(self, "api:game-verification", game.pk)
+        return _absolute(self, "api-game-verification", game.pk)
 
 
 class MatchDetailSerializer(MatchSerializer):
@@ -295,7 +295,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_history_url(self, rating: Rating) -> str:
-        url = _absolute(self, "api:version-rating-history", rating.version_id)
+        url = _absolute(self, "api-version-rating-history", rating.version_id)
         return f"{url}?ruleset={rating.ruleset}&rules_version={rating.rules_version}"
 
 

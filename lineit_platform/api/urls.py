@@ -1,3 +1,33 @@
-from django.urls import URLPattern, URLResolver
+"""The REST API under /api/. The schema is at /api/schema/ (OpenAPI 3), its documentation pages at
+/api/docs/ (Swagger UI) and /api/redoc/, both served from this site (drf-spectacular-sidecar)."""
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from django.urls import URLPattern, URLResolver, include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from .errors import not_found
+from .views.auth import MeView, TokenRotateView, TokenView
+from .views.bots import BotViewSet, RatingHistoryView, VersionViewSet
+from .views.matches import GameViewSet, MatchViewSet
+from .views.ratings import LeaderboardView
+
+router = DefaultRouter()
+router.include_root_view = True
+router.register("bots", BotViewSet, basename="api-bot")
+router.register("versions", VersionViewSet, basename="api-version")
+router.register("matches", MatchViewSet, basename="api-match")
+router.register("games", GameViewSet, basename="api-game")
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("auth/token/", TokenView.as_view(), name="api-token"),
+    path("auth/token/rotate/", TokenRotateView.as_view(), name="api-token-rotate"),
+    path("auth/", include("rest_framework.urls")),  # session sign-in for the browsable API
+    path("me/", MeView.as_view(), name="api-me"),
+    path("versions/<int:pk>/rating-history/", RatingHistoryView.as_view(), name="api-version-rating-history"),
+    path("leaderboard/", LeaderboardView.as_view(), name="api-leaderboard"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("", include(router.urls)),
+    re_path(r"^.*$", not_found, name="api-not-found"),
+]

@@ -8,18 +8,25 @@ A bot is a Python file, or a zip whose root holds ``bot.py``. It defines either 
         def act(self, observation: dict) -> str: ...       # required: one of observation["legal_actions"]
         def end_game(self, result: dict) -> None: ...      # optional
 
-This module is also imported by the sandboxed bot host, so it uses nothing but the standard
-library.
+This module is also imported by the sandboxed bot host before every bot's start-up, so it uses
+nothing but the standard library and imports as little of it as it can: ``os``, ``sys`` and
+``itertools`` at the top, the import machinery's own (already loaded) functions when a bot is
+loaded, no pathlib, typing or importlib.util (each costs milliseconds). Paths may be given as
+``str`` or ``pathlib.Path``; returned paths have the type given.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
+import os
 import sys
-from pathlib import Path
-from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, TypeVar
+
+    PathT = TypeVar("PathT", bound="str | os.PathLike[str]")
 
 ENTRY_MODULE = "bot.py"
 ENTRY_CLASS = "Bot"
@@ -55,26 +62,40 @@ class Policy:
             self._end(result)
 
 
-def entry_file(path: Path) -> tuple[Path, Path]:
+def entry_file(path: PathT) -> tuple[PathT, PathT]:
     """(entry module, folder to put on sys.path) for a bot file or an unpacked package folder."""
-    if path.is_dir():
-        entry = path / ENTRY_MODULE
-        if not entry.is_file():
+    text: str = os.fspath(path)  # type: ignore[arg-type]
+    kind = type(path)
+    if os.path.isdir(text):
+        entry = os.path.join(text, ENTRY_MODULE)
+        if not os.path.isfile(entry):
             raise BotLoadError(f"the package has no {ENTRY_MODULE} at its root")
-        return entry, path
-    if path.suffix != ".py":
-        raise BotLoadError(f"{path.name}: a bot is a .py file or a .zip package")
-    return path, path.parent
+        return kind(entry), path  # type: ignore[call-arg]
+    name = os.path.basename(text)
+    if not name.endswith(".py"):
+        raise BotLoadError(f"{name}: a bot is a .py file or a .zip package")
+    return path, kind(os.path.dirname(text))  # type: ignore[call-arg]
 
 
-def import_module_from(entry: Path, search_path: Path | None) -> ModuleType:
+def _import_machinery() -> tuple[Any, Any]:
+    try:  # what importlib.util re-exports, without importlib.util's own imports
+        from importlib._bootstrap import module_from_spec
+        from importlib._bootstrap_external import spec_from_file_location
+    except ImportError:  # pragma: no cover  (another Python's layout)
+        from importlib.util import module_from_spec, spec_from_file_location
+    return spec_from_file_location, module_from_spec
+
+
+def import_module_from(entry: str | os.PathLike[str], search_path: str | os.PathLike[str] | None) -> ModuleType:
+    spec_from_file_location, module_from_spec = _import_machinery()
     name = f"lineit_user_bot_{next(_counter)}"
-    spec = importlib.util.spec_from_file_location(name, entry)
+    entry_text = os.fspath(entry)
+    spec = spec_from_file_location(name, entry_text)
     if spec is None or spec.loader is None:
-        raise BotLoadError(f"cannot import {entry.name}")
-    module = importlib.util.module_from_spec(spec)
-    if search_path is not None and str(search_path) not in sys.path:
-        sys.path.insert(0, str(search_path))
+        raise BotLoadError(f"cannot import {os.path.basename(entry_text)}")
+    module = module_from_spec(spec)
+    if search_path is not None and os.fspath(search_path) not in sys.path:
+        sys.path.insert(0, os.fspath(search_path))
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
@@ -91,13 +112,13 @@ def policy_from_module(module: ModuleType) -> Policy:
     raise BotLoadError(f"the bot defines neither a class '{ENTRY_CLASS}' nor a function '{ENTRY_FUNCTION}'")
 
 
-def load_policy(path: Path, *, extract_to: Path | None = None) -> Policy:
+def load_policy(path: str | os.PathLike[str], *, extract_to: str | os.PathLike[str] | None = None) -> Policy:
     """Import a bot (file, unpacked folder, or zip extracted into ``extract_to``) and wrap it.
 
     Exceptions raised by the bot's own code while importing propagate unchanged, so the caller
     can classify them (a load failure, with the bot's traceback).
     """
-    if path.suffix == ".zip":
+    if os.fspath(path).endswith(".zip"):
         if extract_to is None:
             raise BotLoadError("a zipped bot needs a folder to be unpacked into")
         import zipfile  # here, not at the top: it slows every bot's start-up
@@ -106,7 +127,7 @@ def load_policy(path: Path, *, extract_to: Path | None = None) -> Policy:
             with zipfile.ZipFile(path) as archive:
                 archive.extractall(extract_to)
         except (zipfile.BadZipFile, OSError) as error:
-            raise BotLoadError(f"{path.name} is not a readable zip: {error}") from None
+            raise BotLoadError(f"{os.path.basename(os.fspath(path))} is not a readable zip: {error}") from None
         path = extract_to
     entry, search_path = entry_file(path)
     return policy_from_module(import_module_from(entry, search_path))

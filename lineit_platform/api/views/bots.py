@@ -10,7 +10,8 @@ from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status, viewsets
+from rest_framework import generics, status, viewsets
+from rest_framework.generics import get_object_or_404
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -46,8 +47,11 @@ class BotViewSet(viewsets.ReadOnlyModelViewSet):
     filterset_class = BotFilter
     lookup_value_regex = ID_PATTERN
     throttle_classes = [WriteThrottle]
-    throttle_scope = "uploads"
     extra_error_codes = {"POST": ["409"]}
+
+    @property
+    def throttle_scope(self) -> str | None:
+        return "uploads" if self.action == "versions" else None
 
     def get_queryset(self) -> QuerySet[Bot]:
         newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number").values("pk")[:1]
@@ -128,26 +132,20 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
             content_type="application/octet-stream",
         )
 
-    @extend_schema(responses=RatingEventSerializer(many=True), operation_id="versions_rating_history")
-    @action(
-        detail=True,
-        methods=["get"],
-        url_path="rating-history",
-        url_name="rating-history",
-        filterset_class=RatingHistoryFilter,
-        pagination_class=OldestFirstCursorPagination,
-    )
-    def rating_history(self, request: Request, pk: str) -> Response:
-        """Every change of this version's rating, oldest first (canonical order)."""
-        version = self.get_object()
-        events = self.filter_queryset_with(RatingHistoryFilter, RatingEvent.objects.filter(version=version))
-        page = self.paginate_queryset(events)
-        return self.get_paginated_response(RatingEventSerializer(page, many=True).data)
 
-    def filter_queryset_with(self, filterset_class: Any, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        filterset = filterset_class(self.request.query_params, queryset=queryset, request=self.request)
-        if not filterset.is_valid():
-            from rest_framework.exceptions import ValidationError
+class RatingHistoryView(generics.ListAPIView):
+    """Every change of one version's rating, oldest first (the canonical order of the ratings)."""
 
-            raise ValidationError(filterset.errors)
-        return filterset.qs
+    serializer_class = RatingEventSerializer
+    filterset_class = RatingHistoryFilter
+    pagination_class = OldestFirstCursorPagination
+
+    def get_queryset(self) -> QuerySet[RatingEvent]:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return RatingEvent.objects.none()
+        version = get_object_or_404(BotVersion.objects.only("pk"), pk=self.kwargs["pk"])
+        return RatingEvent.objects.filter(version=version)
+
+    @extend_schema(operation_id="versions_rating_history")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)

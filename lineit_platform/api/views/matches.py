@@ -1,0 +1,137 @@
+"""Matches and games: browse and filter them, request an unranked match, download replays and
+verify them with the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from django.http import JsonResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from bots.models import BotVersion
+from lineit_platform.engine import verify_replay
+from lineit_platform.errors import NotFound
+from tournaments.models import Game, GameFailure, Match, MatchEntrant
+from tournaments.services.match_requests import match_request
+
+from ..filters import GameFilter, MatchFilter
+from ..pagination import NewestFirstCursorPagination, OldestFirstCursorPagination
+from ..permissions import may_manage
+from ..serializers import (
+    GameSerializer,
+    MatchDetailSerializer,
+    MatchRequestSerializer,
+    MatchSerializer,
+    VerificationSerializer,
+)
+from ..throttling import WriteThrottle
+from .bots import ID_PATTERN
+
+
+def _entrants() -> Prefetch[MatchEntrant]:
+    return Prefetch("entrants", MatchEntrant.objects.select_related("version__bot").order_by("index"))
+
+
+def _failures() -> Prefetch[GameFailure]:
+    return Prefetch("failures", GameFailure.objects.select_related("version__bot").order_by("seat"))
+
+
+def games_queryset() -> QuerySet[Game]:
+    """Games without their replay blobs (only the replay endpoint reads those)."""
+    return Game.objects.defer("replay").prefetch_related(_failures())
+
+
+class MatchViewSet(viewsets.ReadOnlyModelViewSet):
+    """Matches, newest first. Anyone reads them; a signed-in user requests unranked ones."""
+
+    filterset_class = MatchFilter
+    pagination_class = NewestFirstCursorPagination
+    lookup_value_regex = ID_PATTERN
+    throttle_classes = [WriteThrottle]
+    throttle_scope = "match_requests"
+
+    def get_queryset(self) -> QuerySet[Match]:
+        queryset = Match.objects.select_related("requested_by").prefetch_related(_entrants())
+        if self.action in ("retrieve", "create"):
+            queryset = queryset.prefetch_related(Prefetch("game_logs", games_queryset().order_by("index")))
+        return queryset
+
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        return MatchDetailSerializer if self.action in ("retrieve", "create") else MatchSerializer
+
+    @extend_schema(
+        request=MatchRequestSerializer,
+        responses={201: MatchDetailSerializer},
+        description="Request an unranked match of your version against chosen opponents, within your "
+        "quota (pending matches, games per 24 hours). It starts `queued`; poll it until `finished`.",
+    )
+    def create(self, request: Request) -> Response:
+        given = MatchRequestSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        versions = _versions_in_order([data["version"], *data["opponents"]])
+        if not may_manage(request.user, versions[0].bot.owner_id):
+            self.permission_denied(request, message="`version` must be a version of one of your bots.")
+        match = match_request(
+            requested_by=request.user,
+            versions=versions,
+            games=data["games"],
+            ruleset=data["ruleset"],
+            seed=data["seed"],
+            duplicate_deals=data["duplicate_deals"],
+            rotate_seats=data["rotate_seats"],
+        )
+        match = self.get_queryset().get(pk=match.pk)
+        return Response(self.get_serializer(match).data, status=status.HTTP_201_CREATED)
+
+
+def _versions_in_order(ids: list[int]) -> list[BotVersion]:
+    found = BotVersion.objects.select_related("bot").in_bulk(set(ids))
+    missing = sorted(set(ids) - set(found))
+    if missing:
+        raise NotFound(f"no bot version {', '.join(map(str, missing))}")
+    return [found[pk] for pk in ids]
+
+
+class GameViewSet(viewsets.ReadOnlyModelViewSet):
+    """Games of finished matches: scores, ranks, failures; the replay and its verification."""
+
+    serializer_class = GameSerializer
+    filterset_class = GameFilter
+    pagination_class = OldestFirstCursorPagination
+    lookup_value_regex = ID_PATTERN
+    queryset = games_queryset()
+
+    @extend_schema(
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "The replay (docs/replay-format.md).")},
+        operation_id="games_replay",
+        filters=False,
+    )
+    @action(detail=True, methods=["get"])
+    def replay(self, request: Request, pk: str) -> JsonResponse:
+        game = self._game_with_replay(pk)
+        response = JsonResponse(game.replay_document())
+        response["Content-Disposition"] = f'attachment; filename="match-{game.match_id}-game-{game.index}.json"'
+        return response
+
+    @extend_schema(responses=VerificationSerializer, operation_id="games_verification", filters=False)
+    @action(detail=True, methods=["get"])
+    def verification(self, request: Request, pk: str) -> Response:
+        """Replay the game with the engine: every action legal, recorded scores and ranks right."""
+        game = self._game_with_replay(pk)
+        result = verify_replay(game.replay_document())
+        return Response(
+            {"game": game.pk, "ok": result.ok, "message": result.message, "scores": result.scores, "ranks": result.ranks}
+        )
+
+    def _game_with_replay(self, pk: Any) -> Game:
+        game = Game.objects.filter(pk=pk).only("pk", "match_id", "index", "replay").first()
+        if game is None:
+            raise NotFound(f"no game {pk}")
+        return game

@@ -1,0 +1,1 @@
+"""The server-rendered pages: public pages (pages.py) and a signed-in user's pages (account.py)."""

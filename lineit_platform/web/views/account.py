@@ -1,0 +1,134 @@
+"""A signed-in user's pages: sign up, my bots, upload a version, request a test match, API token.
+
+Every write goes through a service (bots.services, tournaments.services); the services refuse
+what is not allowed, and their ApplicationError messages are shown as form errors."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from rest_framework.authtoken.models import Token
+
+from bots.models import Bot
+from bots.services import bot_create, bot_version_upload
+from lineit_platform.errors import ApplicationError
+from tournaments.models import Match
+from tournaments.services import match_schedule
+
+from .. import selectors
+from ..forms import BotCreateForm, SignUpForm, TestMatchForm, UploadForm
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("my-bots")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. Create your first bot below.")
+        return redirect("my-bots")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def my_bots(request: HttpRequest) -> HttpResponse:
+    form = BotCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bot = bot_create(
+                owner=request.user, name=form.cleaned_data["name"], description=form.cleaned_data["description"]
+            )
+        except ApplicationError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, f"Bot {bot.name} created. Upload its first version.")
+            return redirect("bot-upload", name=bot.name)
+    bots = list(Bot.objects.filter(owner=request.user).order_by("name"))
+    versions = selectors.versions_by_owner(request.user)
+    rows = [{"bot": bot, "versions": versions.get(bot.pk, [])} for bot in bots]
+    matches = selectors.matches_with_entrants(Match.objects.filter(requested_by=request.user).order_by("-id"))[:10]
+    return render(request, "web/my_bots.html", {"form": form, "rows": rows, "matches": matches})
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def bot_upload(request: HttpRequest, name: str) -> HttpResponse:
+    bot = get_object_or_404(Bot, name=name)
+    if bot.owner_id != request.user.pk and not request.user.is_staff:
+        raise PermissionDenied(f"{bot.name} belongs to someone else")
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["code"]
+        try:
+            version = bot_version_upload(
+                bot=bot, uploaded_by=request.user, filename=upload.name, content=upload.read()
+            )
+        except ApplicationError as error:
+            form.add_error("code", error.message)
+        else:
+            url = reverse("version-detail", args=[bot.name, version.number])
+            if _wants_json(request):
+                status_url = reverse("version-status", args=[bot.name, version.number])
+                return JsonResponse({"label": version.label, "url": url, "status_url": status_url}, status=201)
+            messages.info(request, f"{version.label} uploaded; its validation game is queued.")
+            return redirect(url)
+    if request.method == "POST" and _wants_json(request):
+        return JsonResponse({"errors": [str(e) for errors in form.errors.values() for e in errors]}, status=400)
+    return render(request, "web/upload.html", {"bot": bot, "form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def match_request(request: HttpRequest) -> HttpResponse:
+    initial = {}
+    if "version" in request.GET:
+        initial["version"] = request.GET["version"]
+    form = TestMatchForm(request.POST or None, user=request.user, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():
+                match = match_schedule(
+                    versions=[data["version"], *data["opponents"]],
+                    games=data["games"],
+                    ruleset=data["ruleset"],
+                    duplicate_deals=data["duplicate_deals"],
+                    ranked=False,
+                    requested_by=request.user,
+                    origin=Match.Origin.MANUAL,
+                )
+        except ApplicationError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, f"Match {match.pk} is queued.")
+            return redirect("match-detail", pk=match.pk)
+    return render(request, "web/match_request.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_token(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        with transaction.atomic():
+            Token.objects.filter(user=request.user).delete()
+            Token.objects.create(user=request.user)
+        messages.success(request, "A new token was made; the old one no longer works.")
+        return redirect("api-token")
+    token = Token.objects.filter(user=request.user).first()
+    if token is None:
+        token = Token.objects.create(user=request.user)
+    return render(request, "web/api_token.html", {"token": token})

@@ -1,0 +1,99 @@
+"""Public pages: home, bot, version, match and the replay viewer. Owner-only details (a bot's
+stderr) are decided by the models' ``visible_details_for``, the one place for that rule."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from bots.models import Bot, BotVersion
+from lineit_platform.engine import ReplayError
+from tournaments.models import Game, Match
+
+from .. import selectors
+from ..plots import rating_plot
+from ..replay import replay_sections, replay_view
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    context = {
+        "leaderboards": selectors.leaderboards(),
+        "recent_matches": selectors.recent_matches(limit=15),
+    }
+    return render(request, "web/home.html", context)
+
+
+def bot_detail(request: HttpRequest, name: str) -> HttpResponse:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), name=name)
+    is_owner = request.user.is_authenticated and (request.user.pk == bot.owner_id or request.user.is_staff)
+    versions = selectors.bot_versions(bot)
+    context = {
+        "bot": bot,
+        "is_owner": is_owner,
+        "versions": versions,
+        "plot": rating_plot(selectors.rating_history(bot), title=f"Rating history of {bot.name}"),
+        "recent_matches": selectors.recent_matches(limit=15, bot=bot),
+        "head_to_head": selectors.head_to_head(bot),
+    }
+    return render(request, "web/bot_detail.html", context)
+
+
+def _version(name: str, number: int) -> BotVersion:
+    return get_object_or_404(BotVersion.objects.select_related("bot__owner"), bot__name=name, number=number)
+
+
+def version_detail(request: HttpRequest, name: str, number: int) -> HttpResponse:
+    version = _version(name, number)
+    context = {
+        "version": version,
+        "bot": version.bot,
+        "show_stderr": version.visible_details_for(request.user),
+        "ratings": version.ratings.order_by("ruleset", "rules_version"),
+    }
+    return render(request, "web/version_detail.html", context)
+
+
+def version_status(request: HttpRequest, name: str, number: int) -> JsonResponse:
+    """What the upload page polls while a new version is validated."""
+    version = _version(name, number)
+    data = {
+        "label": version.label,
+        "status": version.status,
+        "rejection_reason": version.rejection_reason,
+        "url": reverse("version-detail", args=[version.bot.name, version.number]),
+    }
+    if version.visible_details_for(request.user):
+        data["stderr"] = version.rejection_stderr
+    return JsonResponse(data)
+
+
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    match = get_object_or_404(selectors.matches_with_entrants(Match.objects.select_related("requested_by")), pk=pk)
+    entrants = list(match.entrants.all())
+    failures = list(match.failures.select_related("version__bot", "game").order_by("game__index", "seat"))
+    for failure in failures:
+        failure.show_stderr = failure.version.visible_details_for(request.user)  # type: ignore[attr-defined]
+    context = {
+        "match": match,
+        "entrants": entrants,
+        "games": selectors.games_by_seat(match, entrants),
+        "failures": failures,
+    }
+    return render(request, "web/match_detail.html", context)
+
+
+def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:
+    game = get_object_or_404(Game.objects.select_related("match"), pk=pk)
+    try:
+        document = game.replay_document()
+    except (ValueError, TypeError) as error:
+        raise Http404(f"replay of game {pk} is unreadable") from error
+    context: dict[str, object] = {"game": game, "match": game.match, "document": document}
+    try:
+        view = replay_view(document)
+    except ReplayError as error:
+        context["error"] = str(error)
+        return render(request, "web/replay.html", context, status=200)
+    context.update(view=view, sections=replay_sections(view))
+    return render(request, "web/replay.html", context)
