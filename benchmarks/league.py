@@ -41,7 +41,9 @@ def chunk_task(task: tuple) -> tuple:
     first, second = pairing
     limits = Limits(move_seconds=max(0.001, search_budget / SEARCH_SHARE_OF_MOVE))
     spec = MatchSpec(num_players=players, games=games, ruleset=ruleset, seed=seed + chunk)
-    entrants = [InProcessPlayer(resolve_bot(first))] + [InProcessPlayer(resolve_bot(second)) for _ in range(players - 1)]
+    entrants = [InProcessPlayer(resolve_bot(first))] + [
+        InProcessPlayer(resolve_bot(second)) for _ in range(players - 1)
+    ]
     started = time.perf_counter()
     result = run_match(spec, entrants, limits=limits)
     elapsed = time.perf_counter() - started

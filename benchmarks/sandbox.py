@@ -3,6 +3,10 @@ sandboxed against in-process, for the random bot. Run: .venv/bin/python benchmar
 
 The match and its bots are pinned to one CPU (as run_sandboxed_match does by default), since
 a round trip between two vCPUs costs a cross-CPU wake-up of about 50 µs on these VMs.
+
+The machines are shared, so every figure comes with its floor measured in the same run: a pinned
+1-byte pipe ping-pong with a bare ``python -I -S`` child (the least a decision can cost) and the
+start-up of a bare ``python -I -S`` (the least a bot's start-up can cost). Compare ratios.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import time
 
 from lineit_platform.botkit.limits import Limits
@@ -33,11 +38,55 @@ def observations(count: int) -> list[dict]:
     return found
 
 
-def round_trips(player, samples: list[dict]) -> list[float]:  # type: ignore[no-untyped-def]
+def round_trips(player: InProcessPlayer | SandboxedPlayer, samples: list[dict]) -> list[float]:
     times = []
     for observation in samples:
         started = time.perf_counter()
         player.act(observation, 5.0)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+ECHO = """
+import os, sys
+read_fd, write_fd = int(sys.argv[1]), int(sys.argv[2])
+while os.read(read_fd, 65536):
+    os.write(write_fd, b"x")
+"""
+
+
+def base_python() -> str:
+    from lineit_platform.sandbox.runtime import interpreter
+
+    return str(interpreter().executable)
+
+
+def pipe_floor(count: int) -> list[float]:
+    """Round trips of one byte to a bare interpreter and back: the floor of a decision."""
+    request_read, request_write = os.pipe()
+    reply_read, reply_write = os.pipe()
+    command = [base_python(), "-I", "-S", "-c", ECHO, str(request_read), str(reply_write)]
+    child = subprocess.Popen(command, pass_fds=(request_read, reply_write))
+    os.close(request_read)
+    os.close(reply_write)
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        os.write(request_write, b"x")
+        os.read(reply_read, 16)
+        times.append(time.perf_counter() - started)
+    os.close(request_write)
+    child.wait()
+    os.close(reply_read)
+    return times
+
+
+def bare_starts(count: int) -> list[float]:
+    """Start-up and exit of a bare interpreter: the floor of a bot's start-up."""
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        subprocess.run([base_python(), "-I", "-S", "-c", "pass"], check=True)
         times.append(time.perf_counter() - started)
     return times
 
@@ -60,6 +109,15 @@ def main() -> None:
     limits = Limits()
     source = builtin_source("random")
     samples = observations(args.decisions)
+
+    floor = pipe_floor(args.decisions)
+    floor_median = statistics.median(floor)
+    print(
+        f"floor, pinned 1-byte pipe round trip to a bare python: median {floor_median * 1e6:.1f} µs, "
+        f"p99 {percentile(floor, 0.99) * 1e6:.1f} µs"
+    )
+    bare = bare_starts(args.starts)
+    print(f"floor, bare python -I -S start-up: median {statistics.median(bare) * 1e3:.1f} ms")
 
     trusted = InProcessPlayer(source)
     trusted.start(10)
@@ -86,10 +144,14 @@ def main() -> None:
         median, p99 = statistics.median(times), percentile(times, 0.99)
         print(
             f"{tier} decision (turn change every decision): median {median * 1e6:.1f} µs, p99 {p99 * 1e6:.1f} µs; "
-            f"overhead over in-process {(median - statistics.median(base)) * 1e6:.1f} µs"
+            f"overhead over in-process {(median - statistics.median(base)) * 1e6:.1f} µs "
+            f"({median / floor_median:.1f}x the pipe floor)"
         )
         same = round_trips(players[0], samples)
-        print(f"{tier} decision (same bot again, no freeze): median {statistics.median(same) * 1e6:.1f} µs")
+        print(
+            f"{tier} decision (same bot again, no freeze): median {statistics.median(same) * 1e6:.1f} µs, "
+            f"p99 {percentile(same, 0.99) * 1e6:.1f} µs"
+        )
         for player in players:
             player.cleanup()
 
@@ -101,7 +163,8 @@ def main() -> None:
             starts.append(time.perf_counter() - started)
             player.cleanup()
         print(
-            f"{tier} start-up to ready: median {statistics.median(starts) * 1e3:.1f} ms, max {max(starts) * 1e3:.1f} ms"
+            f"{tier} start-up to ready: median {statistics.median(starts) * 1e3:.1f} ms, max {max(starts) * 1e3:.1f} ms "
+            f"({statistics.median(starts) / statistics.median(bare):.1f}x a bare python)"
         )
 
     spec = MatchSpec(num_players=2, games=args.games, seed=1)

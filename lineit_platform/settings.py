@@ -355,6 +355,7 @@ INSTALLED_APPS.append("lineit_platform.web")  # its template tags and static fil
 # runplatform serves the pages with gunicorn and no collectstatic step: let WhiteNoise find the
 # files where they are. Set it to false once STATIC_ROOT is filled by collectstatic.
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every start-up without it
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"

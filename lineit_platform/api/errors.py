@@ -17,6 +17,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -96,6 +97,7 @@ def api_exception_handler(error: Exception, context: dict[str, Any]) -> Response
     return response
 
 
+@csrf_exempt
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """The answer to any /api/ address that names no endpoint."""
     return JsonResponse(error_body(404, "not_found", f"No API endpoint at {request.path}."), status=404)

@@ -29,6 +29,33 @@ class IdFilter(filters.NumberFilter):
     field_class = IdField
 
 
+class StrictBooleanField(forms.NullBooleanField):
+    """true/false (or 1/0); anything else is an error rather than silently no filter."""
+
+    VALUES = {"true": True, "1": True, "false": False, "0": False}
+
+    def to_python(self, value: Any) -> bool | None:
+        if value in (None, ""):
+            return None
+        if isinstance(value, bool):
+            return value
+        try:
+            return self.VALUES[str(value).strip().lower()]
+        except KeyError:
+            raise forms.ValidationError("Use true or false.", code="invalid") from None
+
+    def validate(self, value: Any) -> None:
+        pass
+
+
+class BooleanFilter(filters.BooleanFilter):
+    field_class = StrictBooleanField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["widget"] = forms.TextInput  # the default widget turns any unknown word into "no filter"
+        super().__init__(*args, **kwargs)
+
+
 class BoundedDateTimeField(forms.DateTimeField):
     """ISO 8601 date-times, with a clear message (not a server error) for years the database and
     time zone arithmetic cannot hold."""
@@ -51,7 +78,7 @@ class BotFilter(filters.FilterSet):
     name = filters.CharFilter(field_name="name", lookup_expr="iexact", max_length=40)
     search = filters.CharFilter(field_name="name", lookup_expr="icontains", max_length=40)
     owner = filters.CharFilter(field_name="owner__username", max_length=150)
-    is_builtin = filters.BooleanFilter()
+    is_builtin = BooleanFilter()
 
     class Meta:
         model = Bot
@@ -73,7 +100,7 @@ class MatchFilter(filters.FilterSet):
     version = IdFilter(method="filter_version", help_text="Matches in which this version played.")
     status = filters.ChoiceFilter(choices=Match.Status.choices)
     ruleset = filters.ChoiceFilter(choices=RULESET_CHOICES)
-    ranked = filters.BooleanFilter()
+    ranked = BooleanFilter()
     origin = filters.ChoiceFilter(choices=Match.Origin.choices)
     requested_by = filters.CharFilter(field_name="requested_by__username", max_length=150)
     created_after = DateTimeFilter(field_name="created_at", lookup_expr="gte")
@@ -106,7 +133,7 @@ class LeaderboardFilter(filters.FilterSet):
     rules_version = filters.CharFilter(max_length=20)
     bot = IdFilter(field_name="version__bot_id")
     status = filters.ChoiceFilter(field_name="version__status", choices=BotVersion.Status.choices)
-    provisional = filters.BooleanFilter(method="filter_provisional")
+    provisional = BooleanFilter(method="filter_provisional")
 
     class Meta:
         model = Rating

@@ -78,7 +78,7 @@ class ValidationReportSerializer(serializers.Serializer):
     stderr = serializers.SerializerMethodField(help_text="The bot's stderr (owner and staff only; else null).")
     sandbox_tier = serializers.CharField()
 
-    @extend_schema_field(OpenApiTypes.STR)
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr(self, version: BotVersion) -> str | None:
         return version.rejection_stderr if may_manage(_viewer(self), version.bot.owner_id) else None
 
@@ -111,7 +111,7 @@ class VersionSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    @extend_schema_field(OpenApiTypes.URI)
+    @extend_schema_field(serializers.URLField(allow_null=True))
     def get_source_url(self, version: BotVersion) -> str | None:
         if not may_manage(_viewer(self), version.bot.owner_id):
             return None
@@ -177,7 +177,7 @@ class FailureSerializer(serializers.ModelSerializer):
         fields = ["seat", "version", "kind", "message", "decision", "stderr_tail"]
         read_only_fields = fields
 
-    @extend_schema_field(OpenApiTypes.STR)
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr_tail(self, failure: GameFailure) -> str | None:
         return failure.stderr_tail if may_manage(_viewer(self), failure.version.bot.owner_id) else None
 

@@ -292,7 +292,9 @@ def standings_table(state: formats.TournamentState) -> str:
         else:
             cells += [f"{row.buchholz:.2f}", f"{row.game_score:.1f}", f"{row.head_to_head:g}"]
         rows.append(cells)
-    return "\n".join(["Standings:", *format_rows(rows, right={0, 2, 3, 4, 5, 7, 8} if not elimination else {0, 2, 3, 4, 5})])
+    return "\n".join(
+        ["Standings:", *format_rows(rows, right={0, 2, 3, 4, 5, 7, 8} if not elimination else {0, 2, 3, 4, 5})]
+    )
 
 
 SECTION_TITLES = {WINNERS: "Winners bracket", LOSERS: "Losers bracket", FINAL: "Final"}
@@ -314,7 +316,11 @@ def bracket_text(state: formats.TournamentState) -> str:
             rounds = [[match_id for ids in rounds for match_id in ids]] if rounds else []
         for number, ids in enumerate(rounds, start=1):
             if section == WINNERS:
-                ids = [m for m in tree_order(bracket, bracket.matches[ids[0]].round) if bracket.matches[m].section == section]
+                ids = [
+                    m
+                    for m in tree_order(bracket, bracket.matches[ids[0]].round)
+                    if bracket.matches[m].section == section
+                ]
             title = SECTION_TITLES[section] + (f", round {number}" if section != FINAL else "")
             lines.append(f"  {title}")
             for match_id in ids:

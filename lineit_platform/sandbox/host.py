@@ -1,8 +1,10 @@
 """The bot host: the trusted program that runs inside the sandbox and loads one bot.
 
-It is started as ``python -I -S host.py READ_FD WRITE_FD`` with an empty environment, imports
-only built-in modules and ctypes before the bot, and never imports anything from the platform
-except the bot interface (and, because bots may use it, the engine). Steps:
+It is started as ``python -I -S host.py READ_FD WRITE_FD`` with an empty environment. Start-up
+time matters (every bot of every match pays it), so before the bot it imports only os, marshal,
+_signal and _ctypes (not ctypes: the few libc calls are made with _ctypes directly; the Landlock
+tier imports ctypes), the bot interface (itself kept to os, sys and itertools) and nothing else of
+the platform; traceback is imported only when a bot fails. Steps:
 
 1. read the configuration frame (marshal, written by the trusted parent);
 2. confine itself: rlimits; in the Landlock tier also the parent-death signal, capability drop,
@@ -12,22 +14,24 @@ except the bot interface (and, because bots may use it, the engine). Steps:
 4. answer requests until the parent closes the pipe.
 
 Frames in both directions are a 4-byte big-endian length and a payload. Parent to host: marshal
-(the parent is trusted, the host decodes it). Host to parent: one type byte and UTF-8 text, so the
+(the parent is trusted, the host decodes it straight from its reusable read buffer). Host to parent: one type byte and UTF-8 text, so the
 parent never decodes anything richer than a string from the untrusted side.
 
 This file is copied into the sandbox's read-only runtime folder; it must stay standard-library
 only and must not import the platform package at module level.
 """
 
-import ctypes  # every tier loads its seccomp filter through it
+from __future__ import annotations
+
+import _signal  # not signal: that one imports enum, functools and collections (milliseconds)
 import marshal
 import os
-import signal
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 MAX_FRAME = 1 << 20
 HEADER = 4
@@ -56,30 +60,55 @@ SYS_LANDLOCK_RESTRICT_SELF = 446
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
 _reserve: bytearray | None = bytearray(256 * 1024)  # released on MemoryError so the host can still report it
+_spare_fd = -1  # a descriptor kept free for reporting a bot that used up its open files
 
 
 class Channel:
+    """Frames in a reusable buffer: one read() per request in the usual case, no copies of the
+    payload before marshal decodes it."""
+
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
-        self.buffer = b""
+        self.buffer = bytearray(1 << 16)
+        self.start = 0  # unread bytes are buffer[start:end]
+        self.end = 0
 
     def _fill(self, size: int) -> None:
-        while len(self.buffer) < size:
+        """Read until ``size`` bytes are buffered."""
+        if self.start + size > len(self.buffer):
+            pending = self.buffer[self.start : self.end]
+            if size > len(self.buffer):
+                self.buffer = bytearray(size)
+            self.buffer[: len(pending)] = pending
+            self.start, self.end = 0, len(pending)
+        view = memoryview(self.buffer)
+        read_fd, readv = self.read_fd, os.readv
+        while self.end - self.start < size:
             try:
-                chunk = os.read(self.read_fd, 1 << 16)  # usually the whole frame in one read
+                count = readv(read_fd, [view[self.end :]])
+            except InterruptedError:
+                continue
             except OSError:
                 os._exit(PIPE_LOST)
-            if not chunk:
+            if not count:
                 os._exit(0)  # the parent closed the pipe: the match is over
-            self.buffer += chunk
+            self.end += count
 
     def receive(self) -> Any:
-        self._fill(HEADER)
-        size = HEADER + int.from_bytes(self.buffer[:HEADER], "big")
-        self._fill(size)
-        payload, self.buffer = self.buffer[HEADER:size], self.buffer[size:]
-        return marshal.loads(payload)
+        if self.end - self.start < HEADER:
+            self._fill(HEADER)
+        start = self.start + HEADER
+        size = int.from_bytes(self.buffer[self.start : start], "big")
+        if self.end - self.start < HEADER + size:
+            self._fill(HEADER + size)
+            start = self.start + HEADER
+        with memoryview(self.buffer) as view:
+            value = marshal.loads(view[start : start + size])
+        self.start = start + size
+        if self.start == self.end:
+            self.start = self.end = 0
+        return value
 
     def send(self, kind: bytes, text: str = "") -> None:
         payload = kind + text.encode("utf-8", "replace")[: MAX_FRAME - 1]
@@ -87,6 +116,8 @@ class Channel:
         while data:
             try:
                 written = os.write(self.write_fd, data)
+            except InterruptedError:
+                continue
             except OSError:
                 os._exit(PIPE_LOST)
             data = data[written:]
@@ -119,31 +150,66 @@ class TolerantWriter:
 
 
 # ----------------------------------------------------------------------------- confinement
+#
+# The bubblewrap tier needs only prctl and setrlimit with plain integers and byte strings: a
+# handful of foreign functions made from _ctypes directly, without the ctypes package (whose
+# import costs several milliseconds at every bot's start-up). The Landlock tier needs
+# structures and raw syscalls and imports ctypes itself.
+
+_functions: dict[str, Any] = {}
+_pointer_size = 8
 
 
-def _libc() -> Any:
-    return ctypes.CDLL(None, use_errno=True)
+def _libc_function(name: str) -> Any:
+    """A libc function returning int, called with int or bytes (passed as a pointer) arguments,
+    that keeps errno."""
+    function = _functions.get(name)
+    if function is None:
+        global _pointer_size
+        import _ctypes
+
+        class Int(_ctypes._SimpleCData):
+            _type_ = "i"
+
+        class Pointer(_ctypes._SimpleCData):
+            _type_ = "P"
+
+        class Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+            _restype_ = Int
+
+        _pointer_size = _ctypes.sizeof(Pointer)
+        libc = _functions.setdefault("", _ctypes.dlopen(None, _ctypes.RTLD_LOCAL))  # type: ignore[arg-type]
+        function = _functions[name] = Function(_ctypes.dlsym(libc, name))
+    return function
 
 
 def _check(result: int, what: str) -> int:
     if result < 0:
-        error = ctypes.get_errno()
+        import _ctypes
+
+        error = _ctypes.get_errno()
         raise OSError(error, f"{what}: {os.strerror(error)}")
     return result
 
 
+def _libc() -> Any:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def set_rlimits(limits: dict[str, tuple[int, int]]) -> None:
-    libc = _libc()
-
-    class RLimit(ctypes.Structure):
-        _fields_ = [("soft", ctypes.c_ulong), ("hard", ctypes.c_ulong)]
-
+    setrlimit = _libc_function("setrlimit")
     for name, (soft, hard) in limits.items():
-        _check(libc.setrlimit(RLIMITS[name], ctypes.byref(RLimit(soft, hard))), f"setrlimit {name}")
+        value = soft.to_bytes(8, sys.byteorder) + hard.to_bytes(8, sys.byteorder)  # struct rlimit, 64-bit
+        _check(setrlimit(RLIMITS[name], value), f"setrlimit {name}")
 
 
 def drop_capabilities() -> None:
     """Landlock tier only: a root worker would otherwise keep its capabilities in the bot."""
+    import ctypes
+
     libc = _libc()
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     for cap in range(64):
@@ -163,20 +229,20 @@ def drop_capabilities() -> None:
 
 
 def set_parent_death_signal(parent: int) -> None:
-    libc = _libc()
-    _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    _check(_libc_function("prctl")(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
 
 
 def no_new_privileges() -> None:
-    libc = _libc()
-    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
+    _check(_libc_function("prctl")(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
 
 
 def landlock(read_paths: list[str]) -> None:
     """Allow reading (and executing) only ``read_paths``; deny every other file-system access,
     TCP (ABI 4) and, from ABI 6, signals and abstract Unix sockets outside the sandbox."""
+    import ctypes
+
     libc = _libc()
     abi = libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0, 1)
     if abi < 1:
@@ -202,15 +268,23 @@ def landlock(read_paths: list[str]) -> None:
 
 
 def load_seccomp(program: bytes) -> None:
-    libc = _libc()
+    import _ctypes
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    prctl = _libc_function("prctl")
 
-    buffer = ctypes.create_string_buffer(program, len(program))
-    fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    class Byte(_ctypes._SimpleCData):
+        _type_ = "B"
+
+    class Filter(_ctypes.Array):
+        _type_ = Byte  # struct sock_filter[], as bytes
+        _length_ = len(program)
+
+    buffer = Filter.from_buffer_copy(program)
+    # struct sock_fprog {unsigned short len; struct sock_filter *filter;}: the pointer is aligned
+    count = (len(program) // 8).to_bytes(2, sys.byteorder)
+    fprog = count + bytes(_pointer_size - 2) + _ctypes.addressof(buffer).to_bytes(_pointer_size, sys.byteorder)
     no_new_privileges()
-    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+    _check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0), "seccomp")
 
 
 def landlock_access(abi: int) -> tuple[int, int, int]:
@@ -238,12 +312,12 @@ def confine(config: dict[str, Any]) -> None:
 
 
 def close_other_fds(keep: set[int]) -> None:
-    for fd in range(3, 256):
-        if fd not in keep:
-            try:  # noqa: SIM105  (contextlib is one more import at start-up)
-                os.close(fd)
-            except OSError:
-                pass
+    low = 3
+    for fd in sorted(keep):
+        if fd >= low:
+            os.closerange(low, fd)
+            low = fd + 1
+    os.closerange(low, 256)
 
 
 # ----------------------------------------------------------------------------- canary
@@ -253,7 +327,7 @@ def run_canary(config: dict[str, Any]) -> str:
     """Attacks that must all fail once confined. Each line: name, 'blocked' or 'OPEN', detail."""
     results = []
 
-    def attempt(name: str, action: "Callable[[], object]") -> None:
+    def attempt(name: str, action: Callable[[], object]) -> None:
         try:
             action()
         except BaseException as error:
@@ -311,11 +385,38 @@ def run_canary(config: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------- the bot
 
 
-def last_line(error: BaseException) -> str:
-    import traceback
+def _traceback_module() -> Any:
+    """traceback, imported only when a bot failed (it costs milliseconds at start-up); None if it
+    cannot be imported (the bot used up its memory or files, or broke the import system)."""
+    global _reserve, _spare_fd
+    _reserve = None
+    if _spare_fd >= 0:
+        try:  # noqa: SIM105
+            os.close(_spare_fd)
+        except OSError:
+            pass
+        _spare_fd = -1
+    try:
+        import traceback
+    except BaseException:
+        return None
+    return traceback
 
-    lines = traceback.format_exception_only(type(error), error)
-    return lines[-1].strip() if lines else repr(error)
+
+def last_line(error: BaseException) -> str:
+    traceback = _traceback_module()
+    if traceback is not None:
+        try:
+            lines = traceback.format_exception_only(type(error), error)
+            return lines[-1].strip() if lines else repr(error)
+        except Exception:
+            pass
+    kind = type(error)
+    name = (
+        kind.__qualname__ if kind.__module__ in ("builtins", "__main__") else f"{kind.__module__}.{kind.__qualname__}"
+    )
+    text = str(error)
+    return f"{name}: {text}" if text else name
 
 
 def report_error(channel: Channel, kind: str, error: BaseException) -> None:
@@ -327,21 +428,25 @@ def report_error(channel: Channel, kind: str, error: BaseException) -> None:
     if isinstance(error, SystemExit):
         channel.fail("exited", f"the bot called exit({error.code!r})")
         return
-    import traceback
-
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    line = last_line(error)
+    traceback = _traceback_module()
+    try:
+        text = "".join(traceback.format_exception(type(error), error, error.__traceback__)) if traceback else line
+    except Exception:
+        text = line
     sys.stderr.write(text)
-    channel.fail(kind, last_line(error), text[-4000:])
+    channel.fail(kind, line, text[-4000:])
 
 
 def serve(channel: Channel, policy: Any) -> None:
+    receive, send = channel.receive, channel.send
     while True:
-        operation, payload = channel.receive()
+        operation, payload = receive()
         try:
             if operation == "act":
                 action = policy.act(payload)
                 if isinstance(action, str):
-                    channel.send(ACTION, action)
+                    send(ACTION, action)
                 else:
                     channel.fail("protocol", f"act() must return an action string, not {type(action).__name__}")
                 continue
@@ -349,13 +454,14 @@ def serve(channel: Channel, policy: Any) -> None:
                 policy.start_game(payload)
             elif operation == "end_game":
                 policy.end_game(payload)
-            channel.send(ACK)
+            send(ACK)
         except BaseException as error:
             report_error(channel, "exception", error)
             os._exit(0)
 
 
 def main() -> None:
+    global _spare_fd
     read_fd, write_fd = int(sys.argv[1]), int(sys.argv[2])
     close_other_fds({read_fd, write_fd})
     channel = Channel(read_fd, write_fd)
@@ -365,7 +471,7 @@ def main() -> None:
     except BaseException as error:
         os.write(2, f"confinement failed: {error!r}\n".encode())
         os._exit(70)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # stderr is size-capped: drop, do not die
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)  # stderr is size-capped: drop, do not die
     os.dup2(2, 1)
     sys.stdout = sys.stderr = TolerantWriter()
     channel.send(CONFINED)
@@ -373,13 +479,12 @@ def main() -> None:
         channel.send(CANARY, run_canary(config))
         os._exit(0)
     sys.path.insert(0, config["lib"])
-    import traceback  # noqa: F401  imported now: reporting must work when the bot exhausted its files
-
+    _spare_fd = os.dup(2)  # freed before reporting a failure, so traceback can still be imported
     try:
         from lineit_platform.botkit.interface import BotLoadError, load_policy
 
         try:
-            policy = load_policy(_path(config["bot_entry"]))
+            policy = load_policy(config["bot_entry"])
         except BotLoadError as error:
             channel.fail("load", str(error))
             os._exit(0)
@@ -388,12 +493,6 @@ def main() -> None:
         os._exit(0)
     channel.send(READY)
     serve(channel, policy)
-
-
-def _path(text: str) -> Any:
-    from pathlib import Path
-
-    return Path(text)
 
 
 if __name__ == "__main__":

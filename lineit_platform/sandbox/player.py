@@ -33,6 +33,7 @@ from .runtime import BotStagingError, StagedBot, stage_bot
 EXIT_GRACE_SECONDS = 2.0
 HOST_PIPE_LOST = 125  # host.py's exit status when the bot closed or broke its pipes
 DECISIONS_ALLOWED_WITHOUT_BANK = 200  # for the CPU rlimit of a player made outside a match
+MARSHAL_VERSION = 2  # no back-references: a third faster to encode and to decode than version 4
 
 
 class TurnGate:
@@ -40,18 +41,19 @@ class TurnGate:
 
     A player shared by a gate is thawed when the referee turns to it and frozen when the referee
     turns to another player, so consecutive decisions of one bot cost no signals. A player
-    without a gate is frozen after every call.
+    without a gate is frozen after every call. The player thaws itself only once its request is
+    in the pipe, so the host wakes up once (to a request waiting) instead of twice.
     """
 
     def __init__(self) -> None:
         self.active: SandboxedPlayer | None = None
 
     def activate(self, player: SandboxedPlayer) -> None:
+        """Freeze whichever other player was active; ``player`` is now the one allowed to run."""
         if self.active is not player:
             if self.active is not None:
                 self.active.freeze()
             self.active = player
-        player.thaw()
 
     def release(self, player: SandboxedPlayer) -> None:
         if self.active is player:
@@ -222,12 +224,14 @@ class SandboxedPlayer:
         deadline = time.monotonic() + timeout
         if self._gate is not None:
             self._gate.activate(self)
-        else:
-            self.thaw()
         if channel.has_unread():
             self._stray()
+        request = marshal.dumps((operation, payload), MARSHAL_VERSION)
         try:
-            channel.send(marshal.dumps((operation, payload)), deadline)
+            # A frozen host cannot read: it is thawed once its request is in the pipe (or as
+            # soon as the pipe is full), and resumes straight into reading it.
+            channel.send(request, deadline, self.thaw)
+            self.thaw()
             reply = channel.receive(deadline)
         except ChannelTimeout:
             self._fail(TIMEOUT, f"no answer to {operation} within {timeout:.3f} s")

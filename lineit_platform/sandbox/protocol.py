@@ -12,6 +12,7 @@ import contextlib
 import os
 import select
 import time
+from collections.abc import Callable
 
 MAX_FRAME = 1 << 20
 HEADER = 4
@@ -30,10 +31,15 @@ class ProtocolViolation(Exception):
 
 
 class Channel:
+    """The parent's end. Replies are read into one reusable buffer (grown up to one whole frame
+    at most), so a decision costs one write, one poll and one read, and no large allocations."""
+
     def __init__(self, to_host: int, from_host: int) -> None:
         self.to_host = to_host
         self.from_host = from_host
-        self._buffer = bytearray()
+        self._buffer = bytearray(1 << 16)
+        self._start = 0  # unread bytes are _buffer[_start:_end]
+        self._end = 0
         self._readable = select.poll()
         self._readable.register(from_host, select.POLLIN)
         self._writable = select.poll()
@@ -42,14 +48,19 @@ class Channel:
 
     def has_unread(self) -> bool:
         """Whether the host wrote something nobody asked for (or closed its end)."""
-        return bool(self._buffer) or bool(self._readable.poll(0))
+        return self._end > self._start or bool(self._readable.poll(0))
 
-    def send(self, payload: bytes, deadline: float) -> None:
-        data = memoryview(len(payload).to_bytes(HEADER, "big") + payload)
+    def send(self, payload: bytes, deadline: float, before_wait: Callable[[], None] | None = None) -> None:
+        """Write one frame. ``before_wait`` runs once if the pipe is full and the frame has to
+        wait for the host to read (the player thaws a frozen host there)."""
+        data = len(payload).to_bytes(HEADER, "big") + payload
         while data:
             try:
                 written = os.write(self.to_host, data)
             except BlockingIOError:
+                if before_wait is not None:
+                    before_wait()
+                    before_wait = None
                 if not self._writable.poll(_milliseconds(deadline)):
                     raise ChannelTimeout("the bot did not read its request") from None
                 continue
@@ -60,23 +71,41 @@ class Channel:
     def receive(self, deadline: float) -> bytes:
         """One whole frame's payload."""
         while True:
-            if len(self._buffer) >= HEADER:
-                size = int.from_bytes(self._buffer[:HEADER], "big")
+            available = self._end - self._start
+            needed = HEADER
+            if available >= HEADER:
+                size = int.from_bytes(self._buffer[self._start : self._start + HEADER], "big")
                 if size == 0 or size > MAX_FRAME:
                     raise ProtocolViolation(f"a frame of {size} bytes (the limit is {MAX_FRAME})")
-                if len(self._buffer) >= HEADER + size:
-                    payload = bytes(self._buffer[HEADER : HEADER + size])
-                    del self._buffer[: HEADER + size]
+                needed = HEADER + size
+                if available >= needed:
+                    begin = self._start + HEADER
+                    payload = bytes(self._buffer[begin : begin + size])
+                    self._start = begin + size
+                    if self._start == self._end:
+                        self._start = self._end = 0
                     return payload
+            if self._start + needed > len(self._buffer):
+                self._make_room(needed)
             if not self._readable.poll(_milliseconds(deadline)):
                 raise ChannelTimeout("no answer before the deadline")
             try:
-                chunk = os.read(self.from_host, MAX_FRAME + HEADER)
+                with memoryview(self._buffer) as view:
+                    count = os.readv(self.from_host, [view[self._end :]])
             except BlockingIOError:
                 continue
-            if not chunk:
+            if not count:
                 raise ChannelClosed("the bot's end of the pipe is closed")
-            self._buffer += chunk
+            self._end += count
+
+    def _make_room(self, needed: int) -> None:
+        """Move the unread bytes to the front, and grow the buffer to hold ``needed`` bytes (at
+        most one maximal frame, since ``needed`` is checked against MAX_FRAME first)."""
+        pending = bytes(self._buffer[self._start : self._end])
+        if needed > len(self._buffer):
+            self._buffer = bytearray(needed)
+        self._buffer[: len(pending)] = pending
+        self._start, self._end = 0, len(pending)
 
     def close(self) -> None:
         for fd in (self.to_host, self.from_host):

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
 from lineit_platform.engine import MAX_PLAYERS, RULESETS
@@ -14,12 +14,24 @@ from lineit_platform.engine import MAX_PLAYERS, RULESETS
 from .selectors import pending_manual_matches, playable_versions
 
 
-class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
+class NoColonMixin:
+    """Labels without Django's trailing colon."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class SignUpForm(NoColonMixin, UserCreationForm):  # type: ignore[type-arg]
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
         fields = ("username",)
 
 
-class BotCreateForm(forms.Form):
+class LoginForm(NoColonMixin, AuthenticationForm):
+    pass
+
+
+class BotCreateForm(NoColonMixin, forms.Form):
     name = forms.RegexField(
         regex=BOT_NAME_PATTERN,
         max_length=40,
@@ -35,7 +47,7 @@ class BotCreateForm(forms.Form):
         return name
 
 
-class UploadForm(forms.Form):
+class UploadForm(NoColonMixin, forms.Form):
     code = forms.FileField(
         label="Bot file",
         help_text="A .py file, or a .zip package with bot.py at its root.",
@@ -61,7 +73,7 @@ class VersionsChoiceField(forms.ModelMultipleChoiceField):  # type: ignore[type-
         return obj.label
 
 
-class TestMatchForm(forms.Form):
+class TestMatchForm(NoColonMixin, forms.Form):
     """An unranked match: one of your versions against up to four chosen opponents."""
 
     version = VersionChoiceField(queryset=BotVersion.objects.none(), label="Your version")

@@ -43,9 +43,11 @@ def rating_plot(series: Sequence[RatingSeries], *, title: str) -> SafeString:
 
     grid = format_html_join(
         "",
-        '<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" class="grid"/>'
-        '<text x="{}" y="{:.1f}" class="tick" text-anchor="end">{:.0f}</text>',
-        ((LEFT, WIDTH - RIGHT, y(t), y(t), LEFT - 6, y(t) + 4, t) for t in _ticks(low, high)),
+        '<line x1="{}" x2="{}" y1="{}" y2="{}" class="grid"/><text x="{}" y="{}" class="tick" text-anchor="end">{}</text>',
+        (
+            (LEFT, WIDTH - RIGHT, f"{y(t):.1f}", f"{y(t):.1f}", LEFT - 6, f"{y(t) + 4:.1f}", f"{t:.0f}")
+            for t in _ticks(low, high)
+        ),
     )
     lines = format_html_join(
         "",
@@ -61,15 +63,18 @@ def rating_plot(series: Sequence[RatingSeries], *, title: str) -> SafeString:
     )
     legend = format_html_join(
         "",
-        '<li><span class="swatch" style="background:{}"></span>{} <span class="muted">({:.0f}, {} games)</span></li>',
+        '<li><span class="swatch" style="background:{}"></span>{} <span class="muted">({}, {} games)</span></li>',
         (
-            (PALETTE[number % len(PALETTE)], item.label, item.points[-1], len(item.points) - 1)
+            (PALETTE[number % len(PALETTE)], item.label, f"{item.points[-1]:.0f}", len(item.points) - 1)
             for number, item in enumerate(drawn)
         ),
     )
     axis = format_html(
+        '<text x="{}" y="{}" class="tick">0</text>'
         '<text x="{}" y="{}" class="tick" text-anchor="middle">rated games</text>'
         '<text x="{}" y="{}" class="tick" text-anchor="end">{}</text>',
+        LEFT,
+        HEIGHT - 6,
         (LEFT + WIDTH - RIGHT) / 2,
         HEIGHT - 6,
         WIDTH - RIGHT,

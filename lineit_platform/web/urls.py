@@ -3,6 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, path
 
+from .forms import LoginForm
 from .views import account, pages
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -15,7 +16,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<int:pk>/", pages.match_detail, name="match-detail"),
     path("games/<int:pk>/replay/", pages.replay_viewer, name="replay-viewer"),
     path("accounts/signup/", account.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True, authentication_form=LoginForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("me/bots/", account.my_bots, name="my-bots"),
     path("me/token/", account.api_token, name="api-token"),

@@ -66,7 +66,9 @@ def validate(format: str, entrants: Sequence[Entrant], options: Options) -> None
     if len(set(ids)) != len(ids):
         raise FormatError("two entrants share an id")
     if not max(2, size) <= len(ids) <= MAX_ENTRANTS:
-        raise FormatError(f"a tournament at tables of {size} needs {max(2, size)} to {MAX_ENTRANTS} entrants, got {len(ids)}")
+        raise FormatError(
+            f"a tournament at tables of {size} needs {max(2, size)} to {MAX_ENTRANTS} entrants, got {len(ids)}"
+        )
     if options.games_per_pairing < 1:
         raise FormatError("each pairing plays at least one game")
     if format == ROUND_ROBIN and not 1 <= options.cycles <= 10:
@@ -103,7 +105,9 @@ def advance_of(options: Options) -> int:
     return options.advance if options.advance is not None else options.table_size // 2
 
 
-def first_round(format: str, entrants: Sequence[Entrant], options: Options | None = None, seed: int = 0) -> TournamentState:
+def first_round(
+    format: str, entrants: Sequence[Entrant], options: Options | None = None, seed: int = 0
+) -> TournamentState:
     """A new tournament with its first round paired."""
     options = options or Options()
     validate(format, entrants, options)
@@ -154,7 +158,9 @@ def final_standings(state: TournamentState) -> list[Standing]:
 def planned_rounds(state: TournamentState) -> int | None:
     """Rounds in all when known in advance (round robin, Swiss); None for elimination."""
     if state.format == ROUND_ROBIN:
-        return len(_round_robin_schedule(len(state.entrants), state.options.table_size, state.seed, state.options.cycles))
+        return len(
+            _round_robin_schedule(len(state.entrants), state.options.table_size, state.seed, state.options.cycles)
+        )
     if state.format == SWISS:
         return state.options.rounds
     return None
@@ -184,7 +190,9 @@ def _with_next_round(state: TournamentState) -> TournamentState:
     return state
 
 
-def _pairings(state: TournamentState, number: int, tables: list[tuple[tuple[EntrantId, ...], str | None]]) -> list[Pairing]:
+def _pairings(
+    state: TournamentState, number: int, tables: list[tuple[tuple[EntrantId, ...], str | None]]
+) -> list[Pairing]:
     pairings = []
     for table, (entrants, slot) in enumerate(tables, start=1):
         pairings.append(
@@ -201,7 +209,9 @@ def _pairings(state: TournamentState, number: int, tables: list[tuple[tuple[Entr
 
 
 @functools.lru_cache(maxsize=32)
-def _round_robin_schedule(count: int, table_size: int, seed: int, cycles: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+def _round_robin_schedule(
+    count: int, table_size: int, seed: int, cycles: int
+) -> tuple[tuple[tuple[int, ...], ...], ...]:
     if table_size == 2:
         once = roundrobin.berger_rounds(count)
         schedule = [round_ for cycle in range(cycles) for round_ in roundrobin.rotate_seats(once, cycle)]
@@ -251,7 +261,8 @@ def _swiss_round(state: TournamentState, number: int) -> list[tuple[tuple[Entran
         resting = swiss.choose_table_byes(order, byes, len(order) % size)
         playing = [entrant for entrant in order if entrant not in resting]
         tables = [book.seat(table) for table in swiss.fill_tables(playing, points, met, size)]
-    return [(table, None) for table in tables] + [((entrant,), None) for entrant in resting]
+    paired: list[tuple[tuple[EntrantId, ...], str | None]] = [(table, None) for table in tables]
+    return paired + [((entrant,), None) for entrant in resting]
 
 
 # --- elimination ---------------------------------------------------------------------------------
@@ -266,7 +277,9 @@ def _bracket(format: str, count: int, table_size: int, advance: int, reset: bool
 
 def bracket_of(state: TournamentState) -> brackets.Bracket:
     options = state.options
-    return _bracket(state.format, len(state.entrants), options.table_size, advance_of(options), options.grand_final_reset)
+    return _bracket(
+        state.format, len(state.entrants), options.table_size, advance_of(options), options.grand_final_reset
+    )
 
 
 def bracket_state(state: TournamentState) -> brackets.BracketState:
@@ -289,7 +302,7 @@ def _elimination_round(state: TournamentState) -> list[tuple[tuple[EntrantId, ..
             raise RuntimeError("an elimination bracket with no match to play and no champion")
         return None
     _, _, book = _history(state)
-    tables = []
+    tables: list[tuple[tuple[EntrantId, ...], str | None]] = []
     for match_id in ready:
         present = tuple(e for e in filled.matches[match_id].entrants if e is not None)
         tables.append((book.seat(present), match_id))
@@ -302,9 +315,7 @@ def _elimination_standings(state: TournamentState) -> list[Standing]:
     seeds = state.seeds
     # Still in the running: above everyone knocked out, by seed.
     top = max((key[0] for key in filled.knocked_out.values()), default=0) + 2
-    keys = {
-        entrant.id: filled.knocked_out.get(entrant.id, (top, 0, "")) for entrant in state.entrants
-    }
+    keys = {entrant.id: filled.knocked_out.get(entrant.id, (top, 0, "")) for entrant in state.entrants}
 
     def order_key(entrant: EntrantId) -> tuple[int, int]:
         depth, place, _ = keys[entrant]

@@ -132,9 +132,7 @@ def build_single(entrants: int, table_size: int, advance: int, prefix: str = "W"
     capacities = first_round_capacities(rounds[0], entrants, advance)
     for table, seeds in enumerate(snake(entrants, capacities), start=1):
         match_id = f"{prefix}1-{table}"
-        matches[match_id] = BracketMatch(
-            match_id, WINNERS, 1, [Source(seed=seed + 1) for seed in seeds], depth=1
-        )
+        matches[match_id] = BracketMatch(match_id, WINNERS, 1, [Source(seed=seed + 1) for seed in seeds], depth=1)
     for number in range(1, final_round):
         previous = [matches[f"{prefix}{number}-{table}"] for table in range(1, len(rounds[number - 1]) + 1)]
         feeders: list[tuple[str, int]] = []
@@ -195,7 +193,10 @@ def build_double(entrants: int, grand_final_reset: bool) -> Bracket:
             dropping = dropping[::-1] if (number // 2 + 1) % 2 == 0 else dropping
             groups = [[Source(match=up, place=1), Source(match=down, place=2)] for up, down in zip(previous, dropping)]
         else:
-            groups = [[Source(match=previous[i], place=1), Source(match=previous[i + 1], place=1)] for i in range(0, len(previous), 2)]
+            groups = [
+                [Source(match=previous[i], place=1), Source(match=previous[i + 1], place=1)]
+                for i in range(0, len(previous), 2)
+            ]
         for table, sources in enumerate(groups, start=1):
             match_id = f"L{number}-{table}"
             add(match_id, LOSERS, number, sources, depth=number)
@@ -290,9 +291,7 @@ def resolve(bracket: Bracket, seeded: Sequence[EntrantId], played: Mapping[str, 
             if not reset_due:
                 champion = order[0]
                 knocked_out[order[1]] = (match.depth, -2, match.id)
-        elif match.id == "GF2" and order:
-            champion = order[0]
-        elif match.section == FINAL and bracket.kind != DOUBLE and order:
+        elif (match.id == "GF2" and order) or (match.section == FINAL and bracket.kind != DOUBLE and order):
             champion = order[0]
     if champion is not None:
         knocked_out[champion] = (max(m.depth for m in bracket.matches.values()) + 1, 0, "")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import cast
 
 from .model import EntrantId
 
@@ -87,7 +88,7 @@ def equitable_seats(tables: Sequence[Sequence[EntrantId]], table_size: int) -> l
         at_entrant[free_table] = edge
     seated: list[list[EntrantId]] = [list(table) for table in tables]
     for edge, (table_vertex, entrant_vertex) in enumerate(edges):
-        seated[table_vertex[1]][colour[edge]] = entrant_vertex[1]  # type: ignore[index]
+        seated[cast(int, table_vertex[1])][colour[edge]] = cast(EntrantId, entrant_vertex[1])
     return [tuple(table) for table in seated]
 
 

@@ -5,11 +5,13 @@ with an odd field, a bye node. Costs, from the most to the least important:
 
 1. a rematch, or a second bye: only when no pairing without one exists (rematches are then as
    few as possible); a second bye only when everyone has had one;
-2. the points gap of each pair, squared (pairs within a score group cost nothing here; the
+2. two entrants who both started two or more times more often in the same seat than in the
+   other (one of them would then lean three ways);
+3. the points gap of each pair, squared (pairs within a score group cost nothing here; the
    matching floats as few entrants as possible, by as little as possible);
    the bye goes to the lowest-placed entrant without one (a bye pairs with "minus half a point");
-3. seats: two entrants who both started more often in the same seat;
-4. within a score group, top half against bottom half (1 v 5, 2 v 6, ... in a group of 8):
+4. seats: two entrants who both started more often in the same seat;
+5. within a score group, top half against bottom half (1 v 5, 2 v 6, ... in a group of 8):
    the cost is (distance in the standings - half the group)^2.
 
 Tables of 3 to 5: the ``n mod k`` lowest-placed entrants without a bye sit out; the others fill
@@ -29,6 +31,7 @@ from .model import EntrantId
 
 REMATCH = 10**15
 SECOND_BYE = 10**16
+SEAT_SPREAD = 10**13  # both leaning two or more the same way: one of them would lean three
 POINTS = 10**8
 SEATS = 10**5
 TABLE_REMATCH = 10**9
@@ -55,7 +58,8 @@ def pair_two_seats(
         cost += POINTS * (points[first] - points[second]) ** 2
         lean_first, lean_second = seat_lean.get(first, 0), seat_lean.get(second, 0)
         if lean_first * lean_second > 0:
-            cost += SEATS * min(abs(lean_first), abs(lean_second))
+            shared = min(abs(lean_first), abs(lean_second))
+            cost += (SEAT_SPREAD if shared >= 2 else SEATS) * shared
         if points[first] == points[second]:
             half = group_size[first] // 2
             cost += (abs(group_position[first] - group_position[second]) - half) ** 2
@@ -95,9 +99,7 @@ def _score_groups(
     return position, size
 
 
-def choose_table_byes(
-    order: Sequence[EntrantId], byes: Mapping[EntrantId, int], count: int
-) -> list[EntrantId]:
+def choose_table_byes(order: Sequence[EntrantId], byes: Mapping[EntrantId, int], count: int) -> list[EntrantId]:
     """The ``count`` lowest-placed entrants among those with fewest byes."""
     candidates = sorted(order, key=lambda entrant: (byes.get(entrant, 0), -order.index(entrant)))
     return sorted(candidates[:count], key=order.index)
@@ -139,6 +141,4 @@ def fill_tables(
 
 def table_rematches(tables: Sequence[Sequence[EntrantId]], met: Mapping[frozenset[EntrantId], int]) -> int:
     """How many pairs at these tables have met before."""
-    return sum(
-        met.get(frozenset(pair), 0) > 0 for table in tables for pair in itertools.combinations(table, 2)
-    )
+    return sum(met.get(frozenset(pair), 0) > 0 for table in tables for pair in itertools.combinations(table, 2))

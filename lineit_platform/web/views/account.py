@@ -74,9 +74,7 @@ def bot_upload(request: HttpRequest, name: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["code"]
         try:
-            version = bot_version_upload(
-                bot=bot, uploaded_by=request.user, filename=upload.name, content=upload.read()
-            )
+            version = bot_version_upload(bot=bot, uploaded_by=request.user, filename=upload.name, content=upload.read())
         except ApplicationError as error:
             form.add_error("code", error.message)
         else:

@@ -95,5 +95,9 @@ def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:
     except ReplayError as error:
         context["error"] = str(error)
         return render(request, "web/replay.html", context, status=200)
-    context.update(view=view, sections=replay_sections(view))
+    result = [
+        {"seat": seat, "name": name, "score": score, "rank": rank, "forfeit": seat in view["forfeits"]}
+        for seat, (name, score, rank) in enumerate(zip(view["players"], view["scores"], view["ranks"]))
+    ]
+    context.update(view=view, sections=replay_sections(view), result=result)
     return render(request, "web/replay.html", context)

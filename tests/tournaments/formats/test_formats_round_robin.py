@@ -35,7 +35,9 @@ def test_berger_tables_for_six_match_the_published_first_round() -> None:
 
 @settings(max_examples=25, deadline=None)
 @given(table_size=st.integers(3, 5), extra=st.integers(0, 16), seed=st.integers(0, 10**6))
-def test_tables_every_pair_meets_everyone_is_seated_and_seats_are_balanced(table_size: int, extra: int, seed: int) -> None:
+def test_tables_every_pair_meets_everyone_is_seated_and_seats_are_balanced(
+    table_size: int, extra: int, seed: int
+) -> None:
     count = table_size + extra
     state = play_out(ROUND_ROBIN, count, Options(table_size=table_size), seed=seed)
     ids = [entrant.id for entrant in state.entrants]

@@ -1,0 +1,122 @@
+"""Swiss: no rematch while one can be avoided, one bye at most, everyone paired every round."""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+import pytest
+from formats_helpers import byes, field, meetings, play_out, seat_counts
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tournaments.formats import SWISS, FormatError, Options, first_round, next_round, outcome_by_order
+from tournaments.formats.api import max_swiss_rounds
+
+
+def rematch_free_pairing_exists(entrants: list[int], met: set[frozenset[int]], had_bye: set[int]) -> bool:
+    graph = nx.Graph()
+    graph.add_nodes_from(entrants)
+    graph.add_edges_from(pair for pair in itertools.combinations(entrants, 2) if frozenset(pair) not in met)
+    if len(entrants) % 2:
+        graph.add_edges_from(("bye", entrant) for entrant in entrants if entrant not in had_bye)
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    return 2 * len(matching) == graph.number_of_nodes()
+
+
+@settings(max_examples=25, deadline=None)
+@given(count=st.integers(2, 16), data=st.data(), seed=st.integers(0, 10**6))
+def test_two_seats_no_rematch_while_avoidable_one_bye_everyone_paired(
+    count: int, data: st.DataObject, seed: int
+) -> None:
+    rounds = data.draw(st.integers(1, max_swiss_rounds(count, 2)))
+    state = play_out(SWISS, count, Options(table_size=2, rounds=rounds), seed=seed, results_seed=seed)
+    ids = [entrant.id for entrant in state.entrants]
+
+    assert len(state.rounds) == rounds
+    met: set[frozenset[int]] = set()
+    had_bye: set[int] = set()
+    lean = dict.fromkeys(ids, 0)  # first-seat starts minus second-seat starts
+    for round_ in state.rounds:
+        for pairing in round_.pairings:
+            if not pairing.bye:
+                first, second = pairing.entrants
+                # The first seat goes to whoever leans less towards it (seat balance).
+                assert lean[first] <= lean[second]
+                lean[first] += 1
+                lean[second] -= 1
+        seated = [e for p in round_.pairings for e in p.entrants]
+        assert sorted(seated) == sorted(ids)
+        pairs = [frozenset(p.entrants) for p in round_.pairings if not p.bye]
+        if any(pair in met for pair in pairs):
+            # A rematch only when every pairing of this round would have had one.
+            assert not rematch_free_pairing_exists(ids, met, had_bye)
+        met.update(pairs)
+        had_bye.update(p.entrants[0] for p in round_.pairings if p.bye)
+    assert all(count <= 1 for count in byes(state).values())
+
+
+@settings(max_examples=25, deadline=None)
+@given(table_size=st.integers(3, 5), extra=st.integers(0, 14), seed=st.integers(0, 10**6), data=st.data())
+def test_tables_everyone_seated_once_byes_at_most_once(
+    table_size: int, extra: int, seed: int, data: st.DataObject
+) -> None:
+    count = table_size + extra
+    rounds = data.draw(st.integers(1, min(6, max_swiss_rounds(count, table_size))))
+    state = play_out(SWISS, count, Options(table_size=table_size, rounds=rounds), seed=seed, results_seed=seed)
+    ids = [entrant.id for entrant in state.entrants]
+
+    for round_ in state.rounds:
+        seated = [e for p in round_.pairings for e in p.entrants]
+        assert sorted(seated) == sorted(ids)
+        assert all(len(p.entrants) == table_size for p in round_.pairings if not p.bye)
+        assert sum(p.bye for p in round_.pairings) == count % table_size
+    assert all(count <= 1 for count in byes(state).values())
+    for counts in seat_counts(state).values():
+        assert max(counts) - min(counts) <= 2
+
+
+def test_round_two_pairs_winners_with_winners_and_the_bye_goes_to_the_last_placed() -> None:
+    # Given 9 entrants, round one: 1 v 5, 2 v 6, 3 v 7, 4 v 8 (top half against bottom half), 9 sits out.
+    state = first_round(SWISS, field(9), Options(table_size=2, rounds=3), seed=1)
+    assert state.pending is not None
+    seeds = {entrant.id: number for number, entrant in enumerate(state.entrants, start=1)}
+    first = state.pending.pairings
+    assert sorted(tuple(sorted(seeds[e] for e in p.entrants)) for p in first if not p.bye) == [
+        (1, 5),
+        (2, 6),
+        (3, 7),
+        (4, 8),
+    ]
+    assert [seeds[p.entrants[0]] for p in first if p.bye] == [9]
+    # When the lower seed wins every match...
+    state = next_round(
+        state, [outcome_by_order(p, sorted(p.entrants, key=lambda e: -seeds[e])) for p in first if not p.bye]
+    )
+    assert state.pending is not None
+    second = state.pending.pairings
+    # ...the five with a point meet each other (one floats down), and the bye goes to a loser.
+    with_point = {entrant for entrant, seed in seeds.items() if seed >= 5}
+    floats = sum(1 for p in second if not p.bye and len(set(p.entrants) & with_point) == 1)
+    assert floats == 1
+    (bye,) = [p.entrants[0] for p in second if p.bye]
+    assert bye not in with_point and seeds[bye] != 9
+    assert not any(frozenset(p.entrants) in meetings_of(first) for p in second)
+
+
+def meetings_of(pairings: list) -> set[frozenset[int]]:  # type: ignore[type-arg]
+    return {frozenset(p.entrants) for p in pairings if not p.bye}
+
+
+def test_the_same_seed_and_results_give_the_same_tournament() -> None:
+    one = play_out(SWISS, 11, Options(table_size=3, rounds=3), seed=4, results_seed=9)
+    two = play_out(SWISS, 11, Options(table_size=3, rounds=3), seed=4, results_seed=9)
+    other = play_out(SWISS, 11, Options(table_size=3, rounds=3), seed=4, results_seed=10)
+    assert one.to_dict() == two.to_dict()
+    assert one.to_dict() != other.to_dict()
+    assert meetings(one)
+
+
+def test_more_rounds_than_a_round_robin_is_refused() -> None:
+    with pytest.raises(FormatError, match="plays 1 to 5 rounds"):
+        first_round(SWISS, field(6), Options(table_size=2, rounds=6))

@@ -1,0 +1,31 @@
+"""Fixtures for the pages: matches really played in the sandbox, so every page shows real games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tournaments.services import match_execute, match_schedule
+
+CRASHING_BOT = b"""import sys
+
+def act(observation):
+    print("traceback only bob may read", file=sys.stderr)
+    raise RuntimeError("boom")
+"""
+
+
+@pytest.fixture
+def played(alice: Any, bob: Any, version_factory: Any) -> dict[str, Any]:
+    """alice's good bot against bob's crashing bot (a ranked match of 2 games, played in the
+    sandbox), and a second ranked match of alice's bot against a third bot."""
+    good = version_factory(bot__owner=alice, bot__name="alices-bot")
+    crashing = version_factory(bot__owner=bob, bot__name="bobs-bot", code=CRASHING_BOT)
+    other = version_factory(bot__name="carols-bot")
+    first = match_schedule(versions=[good, crashing], games=2, ranked=True, seed=1)
+    first = match_execute(match_id=first.pk, worker="test")
+    second = match_schedule(versions=[good, other], games=2, ranked=True, seed=2)
+    second = match_execute(match_id=second.pk, worker="test")
+    assert first is not None and second is not None and first.status == second.status == "finished"
+    return {"good": good, "crashing": crashing, "other": other, "first": first, "second": second}

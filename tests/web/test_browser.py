@@ -1,0 +1,232 @@
+"""A new visitor's whole story in Debian's Chromium, against a live server and a real Celery worker
+on PostgreSQL and Redis: sign up, create a bot, upload it, watch it validated, request a match,
+open the replay and step through it with the keyboard. Every page is screenshotted into
+test-artifacts/screenshots/, and any console error fails the test."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings
+from playwright.sync_api import sync_playwright
+from web_browser import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch, Worker, screenshot, wait_for
+
+from bots.models import BotVersion
+from bots.services import builtin_bots_register
+from tournaments.models import Game, Match
+from tournaments.services import match_schedule
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+VISITOR_BOT = b'''"""Takes the first legal action; always legal, so it passes validation."""
+
+
+def act(observation):
+    return observation["legal_actions"][0]
+'''
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM)")
+    # Playwright's sync API keeps an event loop running in this thread; Django's ORM refuses to
+    # run "in an async context" unless told that this is deliberate (the test's own queries).
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    try:
+        yield browser
+    finally:
+        browser.close()
+        playwright.stop()
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def worker(transactional_db: Any, tmp_path: Any) -> Iterator[Worker]:
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()  # no stale messages from earlier runs
+    started = Worker(tmp_path / "worker.log")
+    try:
+        yield started
+    finally:
+        started.stop()
+        redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
+
+
+@pytest.fixture
+def browser_page(chromium: Any) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def board_state(page: Any) -> dict[str, Any]:
+    """What the viewer shows now: the status line, the market and each line, read from the DOM."""
+    return page.evaluate(
+        """() => ({
+            status: document.getElementById('replay-status').textContent,
+            hash: location.hash,
+            market: [...document.querySelectorAll('[aria-label=market] .card')].map(c => c.textContent),
+            lines: [...document.querySelectorAll('.player')].map(p =>
+                [...p.querySelectorAll('[aria-label^="line of seat"] .card')].map(c => c.textContent)),
+            backs: document.querySelectorAll('.card-back').length,
+        })"""
+    )
+
+
+def label(card: int) -> str:
+    return f"B{ {101: 3, 102: 3, 103: 4, 104: 4, 105: 5, 106: 5}[card] }" if card > 100 else str(card)
+
+
+def expect_position(page: Any, data: dict[str, Any], index: int) -> None:
+    shown = board_state(page)
+    position = data["positions"][index]
+    assert shown["hash"].startswith(f"#d={index}")
+    assert shown["market"] == [label(card) for card in position["market"]]
+    assert shown["lines"] == [[label(card) for card in player["line"]] for player in position["players"]]
+    if index < len(data["decisions"]):
+        assert shown["status"].startswith(f"Decision {index} (of 0–{len(data['decisions']) - 1})")
+    else:
+        assert shown["status"].startswith("End of the game")
+
+
+def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  # type: ignore[no-untyped-def]
+    live_server, worker, browser_page
+) -> None:
+    page = browser_page
+    builtin_bots_register(names=("random", "greedy"))
+    ranked = match_schedule(versions=list(BotVersion.objects.filter(bot__is_builtin=True)), games=4, ranked=True)
+    console = ConsoleWatch(page)
+    base = live_server.url
+
+    # The home page, as a stranger sees it.
+    page.goto(f"{base}/")
+    assert page.locator("[data-slot=tournaments]").is_visible()
+    wait_for(lambda: Match.objects.get(pk=ranked.pk).status == "finished", "the ranked match", timeout=180)
+    page.reload()
+    assert page.locator(".leaderboard tbody tr").first.locator("a").first.inner_text() in {"random", "greedy"}
+    screenshot(page, "01-home")
+    console.check("home")
+
+    # Sign up.
+    page.get_by_role("link", name="Sign up").first.click()
+    page.get_by_label("Username").fill("dora")
+    page.get_by_label("Password", exact=True).fill("a-long-passphrase-42")
+    page.get_by_label("Password confirmation").fill("a-long-passphrase-42")
+    screenshot(page, "02-signup")
+    page.get_by_role("button", name="Create my account").click()
+    page.wait_for_url(f"{base}/me/bots/")
+    page.get_by_label("Name").fill("doras-bot")
+    page.get_by_label("Description").fill("Plays the first legal action.")
+    screenshot(page, "03-my-bots-empty")
+    page.get_by_role("button", name="Create bot").click()
+
+    # Upload: a progress bar, then the validation result, on the same page.
+    page.wait_for_url(f"{base}/bots/doras-bot/upload/")
+    page.get_by_label("Bot file").set_input_files(
+        files=[{"name": "bot.py", "mimeType": "text/x-python", "buffer": VISITOR_BOT}]
+    )
+    page.get_by_role("button", name="Upload").click()
+    page.get_by_text("passed validation").wait_for(timeout=120_000)
+    assert page.locator("#upload-bar").evaluate("bar => bar.value") == 100
+    assert BotVersion.objects.get(bot__name="doras-bot").status == "active"
+    screenshot(page, "04-upload-validated")
+    console.check("upload")
+
+    # A test match against the greedy built-in.
+    page.goto(f"{base}/matches/new/")
+    page.get_by_label("Your version").select_option(label="doras-bot@v1 (active)")
+    page.get_by_label("greedy@v1").check()
+    page.get_by_label("Games").fill("2")
+    screenshot(page, "05-match-request")
+    page.get_by_role("button", name="Queue the match").click()
+    page.wait_for_url(re.compile(r".*/matches/\d+/$"))
+    match = Match.objects.get(requested_by__username="dora")
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "finished", "the test match")
+    page.goto(f"{base}/matches/{match.pk}/")
+    assert page.locator(".badge-finished").first.is_visible()
+    screenshot(page, "06-match")
+    console.check("match")
+
+    # The replay: keyboard, slider, turn steps, viewpoint and permalink.
+    page.get_by_role("link", name="Replay of game 0").click()
+    page.wait_for_selector("#replay-board .player")
+    game = Game.objects.get(match=match, index=0)
+    data = json.loads(page.locator("#replay-data").text_content())
+    decisions = data["decisions"]
+    assert [d["action"] for d in decisions] == [action for _seat, action in game.replay_document()["actions"]]
+    expect_position(page, data, 0)
+    screenshot(page, "07-replay-start")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect_position(page, data, 3)
+    page.keyboard.press("ArrowLeft")
+    expect_position(page, data, 2)
+    turn = decisions[2]["turn"]
+    page.keyboard.press("ArrowDown")  # to the start of the next turn
+    following = next(i for i, d in enumerate(decisions) if d["turn"] > turn)
+    expect_position(page, data, following)
+    page.keyboard.press("ArrowUp")
+    expect_position(page, data, next(i for i, d in enumerate(decisions) if d["turn"] == turn))
+    page.keyboard.press("PageDown")
+    second_round = next(i for i, d in enumerate(decisions) if d["round"] == 2)
+    expect_position(page, data, second_round)
+    page.keyboard.press("End")
+    expect_position(page, data, len(decisions))
+    assert page.locator("#replay-decision").get_by_text("End of the game").is_visible()
+    page.keyboard.press("Home")
+    expect_position(page, data, 0)
+    middle = len(decisions) // 2
+    page.locator("#replay-slider").fill(str(middle))
+    expect_position(page, data, middle)
+    page.keyboard.press("1")  # the hands as seat 1 sees them: seat 0's hand is face down
+    hidden = len(data["positions"][middle]["players"][0]["hand"])
+    assert board_state(page)["backs"] == hidden
+    assert page.locator("#replay-permalink").get_attribute("href") == f"#d={middle}&seat=1"
+    screenshot(page, "08-replay-middle")
+    page.goto(f"{base}/games/{game.pk}/replay/#d={middle + 5}")
+    page.wait_for_selector("#replay-board .player")
+    expect_position(page, data, middle + 5)
+    assert board_state(page)["backs"] == 0  # no seat in the permalink: every hand is shown
+    console.check("replay")
+
+    # The other pages, for the screenshots (and the console).
+    for name, path in (
+        ("09-bot", "/bots/doras-bot/"),
+        ("10-bot-builtin", "/bots/greedy/"),
+        ("11-version", "/bots/doras-bot/v1/"),
+        ("12-my-bots", "/me/bots/"),
+        ("13-api-token", "/me/token/"),
+    ):
+        page.goto(f"{base}{path}")
+        screenshot(page, name)
+        console.check(path)
+    assert page.locator("#token").input_value()
+
+    # A phone's width.
+    page.set_viewport_size({"width": 390, "height": 844})
+    for name, path in (
+        ("14-phone-home", "/"),
+        ("15-phone-replay", f"/games/{game.pk}/replay/#d={middle}"),
+        ("16-phone-match", f"/matches/{match.pk}/"),
+    ):
+        page.goto(f"{base}{path}")
+        screenshot(page, name)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} scrolls sideways on a phone ({width}px)"
+    console.check("phone")
