@@ -91,20 +91,24 @@ class EloTable(Generic[Key]):
         ratings, games = self.ratings, self.games
         before = [ratings.get(player, START_RATING) for player in players]
         played = [games.get(player, 0) for player in players]
-        # E_ij = 1 / (1 + 10^((Rj - Ri)/400)) = Qi / (Qi + Qj) with Q = 10^(R/400): n powers, not n(n-1).
+        # E_ij = 1 / (1 + 10^((Rj - Ri)/400)) = Qi / (Qi + Qj) with Q = 10^(R/400): n powers, not
+        # n(n-1). Each pair is visited once: what i gains over expectation against j, j loses.
         strength = [10.0 ** (rating / 400.0) for rating in before]
+        totals = [0.0] * n
+        for i in range(n - 1):
+            rank, mine = ranks[i], strength[i]
+            for j in range(i + 1, n):
+                other = ranks[j]
+                score = 1.0 if rank < other else (0.5 if rank == other else 0.0)
+                surprise = score - mine / (mine + strength[j])
+                totals[i] += surprise
+                totals[j] -= surprise
         changes = []
+        share = n - 1
         for i in range(n):
-            rating, rank, mine = before[i], ranks[i], strength[i]
-            total = 0.0
-            for j in range(n):
-                if i != j:
-                    other = ranks[j]
-                    score = 1.0 if rank < other else (0.5 if rank == other else 0.0)
-                    total += score - mine / (mine + strength[j])
             k = K_PROVISIONAL if played[i] < PROVISIONAL_GAMES else K_ESTABLISHED
-            delta = k / (n - 1) * total
-            changes.append(RatingChange(players[i], rating, rating + delta, delta, k))
+            delta = k / share * totals[i]
+            changes.append(RatingChange(players[i], before[i], before[i] + delta, delta, k))
         for change, count in zip(changes, played):
             ratings[change.player] = change.after
             games[change.player] = count + 1

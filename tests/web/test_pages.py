@@ -185,3 +185,16 @@ def test_unknown_bots_matches_and_games_are_404(client, db) -> None:  # type: ig
     ):
         assert client.get(url).status_code == 404
     assert not Match.objects.exists()
+
+
+def test_styles_and_scripts_come_from_the_project_not_a_cdn(client, played) -> None:  # type: ignore[no-untyped-def]
+    game = Game.objects.filter(match=played["first"]).first()
+    assert game is not None
+    for url in (reverse("home"), reverse("replay-viewer", args=[game.pk]), reverse("bot-detail", args=["alices-bot"])):
+        html = client.get(url).content.decode()
+        sources = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
+        assert sources and all(source.startswith("/static/") for source in sources), sources
+        for source in sources:
+            response = client.get(source)  # served by WhiteNoise, as in the default run
+            assert response.status_code == 200, source
+            b"".join(response.streaming_content)
