@@ -39,7 +39,10 @@ def chunk_task(task: tuple) -> tuple:
     """Play one chunk of one pairing in this process; return its games without replays."""
     pairing, chunk, games, players, ruleset, seed, search_budget = task
     first, second = pairing
-    limits = Limits(move_seconds=max(0.001, search_budget / SEARCH_SHARE_OF_MOVE))
+    # The bank is as large as the limits allow: on a loaded machine a process can wait for the
+    # CPU for tens of milliseconds, which the referee (wall time) would charge to the bot; the
+    # league measures strength, and reports the time used next to it.
+    limits = Limits(move_seconds=max(0.001, search_budget / SEARCH_SHARE_OF_MOVE), bank_seconds=3600)
     spec = MatchSpec(num_players=players, games=games, ruleset=ruleset, seed=seed + chunk)
     entrants = [InProcessPlayer(resolve_bot(first))] + [
         InProcessPlayer(resolve_bot(second)) for _ in range(players - 1)

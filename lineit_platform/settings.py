@@ -266,6 +266,8 @@ CELERY_BEAT_SCHEDULE = {
     "ladder-tick": {"task": "tournaments.tasks.ladder_tick", "schedule": LADDER_INTERVAL_SECONDS},
     "matches-sweep": {"task": "tournaments.tasks.matches_sweep", "schedule": SWEEP_INTERVAL_SECONDS},
     "ratings-apply": {"task": "tournaments.tasks.ratings_apply", "schedule": SWEEP_INTERVAL_SECONDS},
+    # Starts due tournaments, advances any whose round ended unnoticed, makes recurring ones.
+    "tournaments-tick": {"task": "tournaments.tasks.tournaments_tick", "schedule": SWEEP_INTERVAL_SECONDS},
 }
 
 # --- API (lineit_platform/api) ---------------------------------------------------------------

@@ -55,3 +55,37 @@ def ratings_apply() -> int:
     from .services import ratings_apply_pending
 
     return ratings_apply_pending()
+
+
+# --- Tournaments: each task calls one idempotent service; the tick is the safety net. ---------
+
+
+@shared_task(acks_late=True, time_limit=300, soft_time_limit=270)
+def tournament_start_task(tournament_id: int) -> str | None:
+    """Queued by the tournament's one-off django-celery-beat task at its start time."""
+    from .models import Tournament
+    from .services.tournaments import tournament_start as start
+
+    try:
+        return str(start(tournament_id=tournament_id).status)
+    except Tournament.DoesNotExist:
+        return None
+
+
+@shared_task(acks_late=True, time_limit=300, soft_time_limit=270)
+def tournament_advance_task(tournament_id: int) -> str | None:
+    """Queued after commit whenever one of the tournament's matches ends."""
+    from .models import Tournament
+    from .services.tournaments import tournament_advance
+
+    try:
+        return str(tournament_advance(tournament_id=tournament_id).status)
+    except Tournament.DoesNotExist:
+        return None
+
+
+@shared_task(acks_late=True, time_limit=600, soft_time_limit=570)
+def tournaments_tick() -> dict[str, int]:
+    from .services.tournaments import tournaments_tick as tick
+
+    return tick()

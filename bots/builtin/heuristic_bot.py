@@ -163,7 +163,7 @@ def position_value(line: LineModel, hand: list[int], context: Context, rounds: i
     if rounds == 0:
         # Only the final plays remain: each fitting hand card is played (two passes).
         growth = min(fitting_hand, 2)
-    value = max(0.0, line.numbers + growth - 3) if rounds else max(0, line.numbers + growth - 3)
+    value = max(0.0, line.numbers + growth - 3)
     if line.bet:
         bet = bet_value(line.bet)
         margin = line.after_bet + growth - bet

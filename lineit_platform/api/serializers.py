@@ -3,6 +3,7 @@ and whether a viewer may see a private field is asked of ``permissions.may_manag
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -25,10 +26,27 @@ def _viewer(serializer: serializers.Field) -> Any:
     return getattr(request, "user", None)
 
 
+def iso(value: datetime | None) -> str | None:
+    """A date-time as DRF writes it (UTC, with a Z)."""
+    if value is None:
+        return None
+    text = value.astimezone(UTC).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+_PLACEHOLDER = 987654321987654321
+
+
 def _absolute(serializer: serializers.Field, name: str, pk: int) -> str:
-    path = reverse(name, args=[pk])
-    request = serializer.context.get("request")
-    return request.build_absolute_uri(path) if request is not None else path
+    """The absolute URL of ``name`` for ``pk``; reversed once per serializer (lists make many)."""
+    templates = serializer.context.setdefault("url_templates", {})
+    template = templates.get(name)
+    if template is None:
+        path = reverse(name, args=[_PLACEHOLDER])
+        request = serializer.context.get("request")
+        template = (request.build_absolute_uri(path) if request is not None else path).replace(str(_PLACEHOLDER), "{}")
+        templates[name] = template
+    return str(template).format(pk)
 
 
 # --- Accounts ---------------------------------------------------------------------------------
@@ -136,11 +154,26 @@ class EntrantSerializer(serializers.ModelSerializer):
         fields = ["index", "version", "label", "bot", "bot_name", "total_score", "mean_rank", "wins", "forfeits"]
         read_only_fields = fields
 
+    def to_representation(self, entrant: MatchEntrant) -> dict[str, Any]:
+        # Written out by hand: lists show thousands of entrants (the fields above stay the schema).
+        version = entrant.version
+        return {
+            "index": entrant.index,
+            "version": entrant.version_id,
+            "label": f"{version.bot.name}@v{version.number}",
+            "bot": version.bot_id,
+            "bot_name": version.bot.name,
+            "total_score": entrant.total_score,
+            "mean_rank": entrant.mean_rank,
+            "wins": entrant.wins,
+            "forfeits": entrant.forfeits,
+        }
+
 
 class MatchSerializer(serializers.ModelSerializer):
     requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
     entrants = EntrantSerializer(many=True, read_only=True)
-    url = serializers.HyperlinkedIdentityField(view_name="api-match-detail")
+    url = serializers.URLField(read_only=True)
 
     class Meta:
         model = Match
@@ -167,6 +200,31 @@ class MatchSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    def to_representation(self, match: Match) -> dict[str, Any]:
+        # Written out by hand for the speed of long lists; the declared fields stay the schema.
+        entrant = EntrantSerializer(context=self.context)
+        return {
+            "id": match.pk,
+            "url": _absolute(self, "api-match-detail", match.pk),
+            "status": match.status,
+            "ruleset": match.ruleset,
+            "rules_version": match.rules_version,
+            "ranked": match.ranked,
+            "origin": match.origin,
+            "num_players": match.num_players,
+            "games": match.games,
+            "games_played": match.games_played,
+            "duplicate_deals": match.duplicate_deals,
+            "rotate_seats": match.rotate_seats,
+            "seed": match.seed,
+            "requested_by": match.requested_by.username if match.requested_by_id else None,
+            "error": match.error,
+            "created_at": iso(match.created_at),
+            "started_at": iso(match.started_at),
+            "finished_at": iso(match.finished_at),
+            "entrants": [entrant.to_representation(row) for row in match.entrants.all()],
+        }
+
 
 class FailureSerializer(serializers.ModelSerializer):
     version = serializers.IntegerField(source="version_id", read_only=True)
@@ -180,6 +238,16 @@ class FailureSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr_tail(self, failure: GameFailure) -> str | None:
         return failure.stderr_tail if may_manage(_viewer(self), failure.version.bot.owner_id) else None
+
+    def to_representation(self, failure: GameFailure) -> dict[str, Any]:
+        return {
+            "seat": failure.seat,
+            "version": failure.version_id,
+            "kind": failure.kind,
+            "message": failure.message,
+            "decision": failure.decision,
+            "stderr_tail": self.get_stderr_tail(failure),
+        }
 
 
 class GameSerializer(serializers.ModelSerializer):
@@ -211,6 +279,25 @@ class GameSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    def to_representation(self, game: Game) -> dict[str, Any]:
+        # Written out by hand for the speed of long lists; the declared fields stay the schema.
+        failure = FailureSerializer(context=self.context)
+        return {
+            "id": game.pk,
+            "match": game.match_id,
+            "index": game.index,
+            "deal": game.deal,
+            "deck_seed": game.deck_seed,
+            "seats": game.seats,
+            "scores": game.scores,
+            "ranks": game.ranks,
+            "forfeits": game.forfeits,
+            "timings": game.timings,
+            "failures": [failure.to_representation(row) for row in game.failures.all()],
+            "replay_url": self.get_replay_url(game),
+            "verification_url": self.get_verification_url(game),
+        }
+
     @extend_schema_field(OpenApiTypes.URI)
     def get_replay_url(self, game: Game) -> str:
         return _absolute(self, "api-game-replay", game.pk)
@@ -227,6 +314,15 @@ class MatchDetailSerializer(MatchSerializer):
     class Meta(MatchSerializer.Meta):
         fields = [*MatchSerializer.Meta.fields, "attempts", "sandbox_tier", "limits", "game_logs"]
         read_only_fields = fields
+
+    def to_representation(self, match: Match) -> dict[str, Any]:
+        games = GameSerializer(many=True, context=self.context)
+        return super().to_representation(match) | {
+            "attempts": match.attempts,
+            "sandbox_tier": match.sandbox_tier,
+            "limits": match.limits,
+            "game_logs": games.to_representation(match.game_logs.all()),
+        }
 
 
 class MatchRequestSerializer(serializers.Serializer):

@@ -29,5 +29,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("", include(router.urls)),
-    re_path(r"^.*$", not_found, name="api-not-found"),
+    re_path(r"^[\s\S]*$", not_found, name="api-not-found"),  # any path, even one with a newline
 ]

@@ -22,8 +22,8 @@ class NoColonMixin:
         super().__init__(*args, **kwargs)
 
 
-class SignUpForm(NoColonMixin, UserCreationForm):  # type: ignore[type-arg]
-    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
+class SignUpForm(NoColonMixin, UserCreationForm):
+    class Meta(UserCreationForm.Meta):
         fields = ("username",)
 
 
@@ -63,12 +63,12 @@ class UploadForm(NoColonMixin, forms.Form):
         return upload
 
 
-class VersionChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
+class VersionChoiceField(forms.ModelChoiceField):
     def label_from_instance(self, obj: BotVersion) -> str:
         return f"{obj.label} ({obj.status})"
 
 
-class VersionsChoiceField(forms.ModelMultipleChoiceField):  # type: ignore[type-arg]
+class VersionsChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj: BotVersion) -> str:
         return obj.label
 

@@ -115,6 +115,9 @@ def test_session_sign_in_drives_the_browsable_api(alice) -> None:  # type: ignor
 
 def test_every_kind_of_error_has_the_one_shape(alice, anonymous, monkeypatch, version_factory, play_match) -> None:  # type: ignore[no-untyped-def]
     assert_error(anonymous.get("/api/no-such-endpoint/"), 404, "not_found")
+    assert_error(anonymous.get("/api/games/a%0Ab/"), 404, "not_found")  # found by schemathesis
+    csrf_client = APIClient(enforce_csrf_checks=True)
+    assert_error(csrf_client.post("/api/bots/x/versions/"), 404, "not_found")  # not a CSRF page
     assert_error(client_for(alice).delete("/api/bots/"), 405, "method_not_allowed")
     assert_error(client_for(alice).put("/api/leaderboard/", {}), 405, "method_not_allowed")
     assert_error(anonymous.get("/api/bots/", HTTP_ACCEPT="application/xml"), 406, "not_acceptable")

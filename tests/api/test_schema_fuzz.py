@@ -26,7 +26,7 @@ from lineit_platform.wsgi import application
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES_PER_OPERATION = 25
+EXAMPLES_PER_OPERATION = 15
 CHECKS = [
     not_a_server_error,
     status_code_conformance,

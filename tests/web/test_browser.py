@@ -194,11 +194,22 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     middle = len(decisions) // 2
     page.locator("#replay-slider").fill(str(middle))
     expect_position(page, data, middle)
-    page.keyboard.press("1")  # the hands as seat 1 sees them: seat 0's hand is face down
-    hidden = len(data["positions"][middle]["players"][0]["hand"])
-    assert board_state(page)["backs"] == hidden
-    assert page.locator("#replay-permalink").get_attribute("href") == f"#d={middle}&seat=1"
-    screenshot(page, "08-replay-middle")
+    # The hands as one seat sees them: the other seat's hand is face down.
+    index, holder = next(
+        (i, seat)
+        for i, position in enumerate(data["positions"])
+        for seat, player in enumerate(position["players"])
+        if player["hand"]
+    )
+    page.locator("#replay-slider").fill(str(index))
+    expect_position(page, data, index)
+    assert board_state(page)["backs"] == 0
+    page.keyboard.press(str(1 - holder))
+    assert board_state(page)["backs"] == len(data["positions"][index]["players"][holder]["hand"]) > 0
+    assert page.locator("#replay-permalink").get_attribute("href") == f"#d={index}&seat={1 - holder}"
+    screenshot(page, "08-replay-seat-view")
+    page.keyboard.press("a")
+    assert board_state(page)["backs"] == 0
     page.goto(f"{base}/games/{game.pk}/replay/#d={middle + 5}")
     page.wait_for_selector("#replay-board .player")
     expect_position(page, data, middle + 5)

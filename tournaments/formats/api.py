@@ -21,6 +21,7 @@ from typing import Any
 
 from . import bracket as brackets
 from . import roundrobin, swiss
+from .double_tables import build_double_tables
 from .model import (
     DOUBLE,
     FORMATS,
@@ -83,8 +84,6 @@ def validate(format: str, entrants: Sequence[Entrant], options: Options) -> None
         advance = advance_of(options)
         if not 1 <= advance <= size // 2:
             raise FormatError(f"at tables of {size}, 1 to {size // 2} of each table can go on, not {advance}")
-    if format == DOUBLE and size != 2:
-        raise FormatError("double elimination is played at tables of two (use single elimination for tables)")
 
 
 def max_swiss_rounds(count: int, table_size: int) -> int:
@@ -270,8 +269,10 @@ def _swiss_round(state: TournamentState, number: int) -> list[tuple[tuple[Entran
 
 @functools.lru_cache(maxsize=64)
 def _bracket(format: str, count: int, table_size: int, advance: int, reset: bool) -> brackets.Bracket:
-    if format == DOUBLE:
+    if format == DOUBLE and table_size == 2:
         return brackets.build_double(count, reset)
+    if format == DOUBLE:
+        return build_double_tables(count, table_size, advance, reset)
     return brackets.build_single(count, table_size, advance)
 
 

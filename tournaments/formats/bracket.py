@@ -249,15 +249,16 @@ def resolve(bracket: Bracket, seeded: Sequence[EntrantId], played: Mapping[str, 
     champion: EntrantId | None = None
     for match in bracket.matches.values():
         known: list[EntrantId | None] = []
-        if match.id == "GF2":  # the same two as the grand final, in the same seats
+        if match.id == "GF2":  # the upper finalists and the grand final's winner, in their seats
             final = states["GF"]
             if not final.order:
                 states[match.id] = MatchState("waiting", [])
                 continue
-            if final.order[0] == final.entrants[0]:
+            upper = final.entrants[: bracket.advance]
+            if final.order[0] in upper:
                 states[match.id] = MatchState("skipped", list(final.entrants))
                 continue
-            known = list(final.entrants)
+            known = [*upper, final.order[0]]
         for slot, source in enumerate(match.sources if match.id != "GF2" else []):
             if source.seed:
                 known.append(seeded[source.seed - 1] if source.seed <= len(seeded) else EMPTY)
@@ -287,10 +288,14 @@ def resolve(bracket: Bracket, seeded: Sequence[EntrantId], played: Mapping[str, 
             elif entrant is not EMPTY and match.id != "GF":
                 knocked_out[entrant] = (match.depth, -place, match.id)
         if match.id == "GF" and order:
-            reset_due = bracket.grand_final_reset and order[0] != known[0]
+            # Seats 1..advance came from the upper bracket. A reset is due when the winner did not.
+            upper = known[: bracket.advance]
+            reset_due = bracket.grand_final_reset and order[0] not in upper
             if not reset_due:
                 champion = order[0]
-                knocked_out[order[1]] = (match.depth, -2, match.id)
+            for place, entrant in enumerate(order[1:], start=2):
+                if not reset_due or entrant not in upper:
+                    knocked_out[entrant] = (match.depth, -place, match.id)
         elif (match.id == "GF2" and order) or (match.section == FINAL and bracket.kind != DOUBLE and order):
             champion = order[0]
     if champion is not None:

@@ -35,6 +35,13 @@ def _queue(match_id: int) -> None:
     transaction.on_commit(lambda: match_run_task.delay(match_id))
 
 
+def _ended(match: Match) -> None:
+    """A match ended (finished, failed or cancelled): its tournament, if any, may advance."""
+    from .tournaments import tournament_match_ended
+
+    tournament_match_ended(match=match)
+
+
 def match_deadline(now: datetime) -> datetime:
     """The end of a running match's lease; progress renews it, the sweeper acts when it passes."""
     return now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
@@ -218,6 +225,7 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
     match.games_played = len(result.games)
     match.save(update_fields=["status", "finished_at", "sandbox_tier", "games_played"])
     ratings_apply_pending()
+    _ended(match)
     return True
 
 
@@ -250,6 +258,7 @@ def match_release(*, match_id: int, attempt: int, error: str) -> Match | None:
         match.error = f"failed after {match.attempts} attempts; last: {error}"[:10_000]
         match.save(update_fields=["status", "finished_at", "error"])
         ratings_apply_pending()
+        _ended(match)
     else:
         match.status = Match.Status.QUEUED
         match.queued_at = timezone.now()
@@ -267,6 +276,7 @@ def match_cancel(*, match: Match) -> Match:
         raise Conflict(f"match {match.pk} is {match.status}; only queued or running matches can be cancelled")
     ratings_apply_pending()
     match.refresh_from_db()
+    _ended(match)
     return match
 
 
@@ -314,6 +324,7 @@ def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
             match.finished_at = now
             match.error = f"no result by the deadline after {match.attempts} attempts (last worker {match.worker})"
             match.save(update_fields=["status", "finished_at", "error"])
+            _ended(match)
             counts["failed"] += 1
         else:
             match.status = Match.Status.QUEUED

@@ -34,8 +34,15 @@ from ..throttling import WriteThrottle
 from .bots import ID_PATTERN
 
 
+ENTRANT_COLUMNS = ("match_id", "index", "version_id", "total_score", "mean_rank", "wins", "forfeits")
+
+
 def _entrants() -> Prefetch[MatchEntrant]:
-    return Prefetch("entrants", MatchEntrant.objects.select_related("version__bot").order_by("index"))
+    # Only the columns shown: a version row also holds long texts (stderr) the list never needs.
+    entrants = MatchEntrant.objects.select_related("version__bot").only(
+        *ENTRANT_COLUMNS, "version__number", "version__bot_id", "version__bot__name"
+    )
+    return Prefetch("entrants", entrants.order_by("index"))
 
 
 def _failures() -> Prefetch[GameFailure]:
@@ -57,7 +64,11 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     throttle_scope = "match_requests"
 
     def get_queryset(self) -> QuerySet[Match]:
-        queryset = Match.objects.select_related("requested_by").prefetch_related(_entrants())
+        queryset = (
+            Match.objects.select_related("requested_by")
+            .defer("requested_by__password", "requested_by__email", "requested_by__first_name", "requested_by__last_name")
+            .prefetch_related(_entrants())
+        )
         if self.action in ("retrieve", "create"):
             queryset = queryset.prefetch_related(Prefetch("game_logs", games_queryset().order_by("index")))
         return queryset

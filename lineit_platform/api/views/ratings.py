@@ -24,7 +24,15 @@ class LeaderboardView(generics.ListAPIView):
     filterset_class = LeaderboardFilter
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return Rating.objects.select_related("version__bot__owner").order_by("-rating", "version_id")
+        return (
+            Rating.objects.select_related("version__bot__owner")
+            .only(
+                "version_id", "ruleset", "rules_version", "rating", "games", "updated_at",
+                "version__number", "version__status", "version__bot_id", "version__bot__name",
+                "version__bot__owner_id", "version__bot__owner__username",
+            )
+            .order_by("-rating", "version_id")
+        )
 
     @extend_schema(operation_id="leaderboard")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -73,7 +73,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     entrants = list(match.entrants.all())
     failures = list(match.failures.select_related("version__bot", "game").order_by("game__index", "seat"))
     for failure in failures:
-        failure.show_stderr = failure.version.visible_details_for(request.user)  # type: ignore[attr-defined]
+        failure.show_stderr = failure.version.visible_details_for(request.user)
     context = {
         "match": match,
         "entrants": entrants,
