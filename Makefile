@@ -27,7 +27,8 @@ lint: install
 test: install system-deps services lint
 	$(BIN)/pytest
 
-run: install system-deps
+run: install
+	LINEIT_BROWSER=0 ./scripts/install-system-deps.sh
 	$(BIN)/python manage.py runplatform
 
 bench: install

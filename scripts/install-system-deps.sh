@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# System packages the platform needs: bubblewrap and libseccomp for the bot sandbox.
+# System packages: bubblewrap and libseccomp for the bot sandbox, Chromium for the browser tests.
 # Installs only what is missing; needs root (or sudo) the first time.
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || need+=(libseccomp2)
-if [ "${LINEIT_BROWSER_TESTS:-1}" = "1" ] && [ -n "${LINEIT_NEED_CHROMIUM:-}" ]; then
+# Browser tests drive Debian's Chromium (never a downloaded browser). `make run` skips it.
+if [ "${LINEIT_BROWSER:-1}" = "1" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing system packages: ${need[*]}"
