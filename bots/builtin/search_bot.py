@@ -14,7 +14,7 @@
 
 Time: ``budget_seconds`` if a subclass sets it, else ``BUDGET_FRACTION`` of the match's
 ``move_seconds`` capped at ``MAX_BUDGET_SECONDS``. The clock is checked before every rollout,
-so a decision overruns its budget by one rollout at most (well under a millisecond).
+so a decision overruns its budget by one rollout at most (about 0.1 ms of CPU).
 """
 
 import random

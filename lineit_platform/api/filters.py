@@ -12,7 +12,7 @@ from django_filters import rest_framework as filters
 
 from bots.models import Bot, BotVersion
 from lineit_platform.engine import RULES_VERSION, RULESETS
-from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent
+from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent, Tournament
 
 MAX_ID = 2**63 - 1
 RULESET_CHOICES = [(name, name) for name in RULESETS]
@@ -103,6 +103,8 @@ class MatchFilter(filters.FilterSet):
     ranked = BooleanFilter()
     origin = filters.ChoiceFilter(choices=Match.Origin.choices)
     requested_by = filters.CharFilter(field_name="requested_by__username", max_length=150)
+    tournament = IdFilter(field_name="tournament_id")
+    tournament_round = filters.NumberFilter(field_name="tournament_round", min_value=0, max_value=1_000_000)
     created_after = DateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = DateTimeFilter(field_name="created_at", lookup_expr="lt")
     finished_after = DateTimeFilter(field_name="finished_at", lookup_expr="gte")
@@ -110,7 +112,7 @@ class MatchFilter(filters.FilterSet):
 
     class Meta:
         model = Match
-        fields = ["bot", "version", "status", "ruleset", "ranked", "origin", "requested_by"]
+        fields = ["bot", "version", "status", "ruleset", "ranked", "origin", "requested_by", "tournament"]
 
     # A subquery rather than a join: a version seated twice must not list its match twice.
     def filter_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
@@ -160,3 +162,14 @@ class RatingHistoryFilter(filters.FilterSet):
     class Meta:
         model = RatingEvent
         fields = ["ruleset", "rules_version"]
+
+
+class TournamentFilter(filters.FilterSet):
+    status = filters.ChoiceFilter(choices=Tournament.Status.choices)
+    format = filters.ChoiceFilter(choices=Tournament.Format.choices)
+    ruleset = filters.ChoiceFilter(choices=RULESET_CHOICES)
+    ranked = BooleanFilter()
+
+    class Meta:
+        model = Tournament
+        fields = ["status", "format", "ruleset", "ranked"]

@@ -10,6 +10,7 @@ from .views.auth import MeView, TokenRotateView, TokenView
 from .views.bots import BotViewSet, RatingHistoryView, VersionViewSet
 from .views.matches import GameViewSet, MatchViewSet
 from .views.ratings import LeaderboardView
+from .views.tournaments import TournamentViewSet
 
 router = DefaultRouter()
 router.include_root_view = True
@@ -17,6 +18,7 @@ router.register("bots", BotViewSet, basename="api-bot")
 router.register("versions", VersionViewSet, basename="api-version")
 router.register("matches", MatchViewSet, basename="api-match")
 router.register("games", GameViewSet, basename="api-game")
+router.register("tournaments", TournamentViewSet, basename="api-tournament")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/token/", TokenView.as_view(), name="api-token"),

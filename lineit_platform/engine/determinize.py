@@ -39,7 +39,8 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
     state.jackpots = [list(pile) for pile in obs["jackpots"]]
     unseen = list(obs["unseen"])
     rng.shuffle(unseen)
-    visible = set(unseen).union(state.market, *state.hands, *state.jackpots, *(line.cards for line in state.lines))
+    unseen_set = set(unseen)
+    visible = unseen_set.union(state.market, *state.hands, *state.jackpots, *(line.cards for line in state.lines))
     elsewhere = [card for card in ALL_CARDS if card not in visible]
     state.piles = []
     for player in players:
@@ -47,7 +48,7 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
         state.piles.append(elsewhere[:size])
         del elsewhere[:size]
     state.out = elsewhere
-    state.deck = [card for card in ALL_CARDS if card not in set(unseen)] + unseen
+    state.deck = [card for card in ALL_CARDS if card not in unseen_set] + unseen
     state.position = len(state.deck) - len(unseen)
     state.first = obs["first_player"]
     state.round = obs["round"] - 1
