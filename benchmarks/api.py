@@ -32,6 +32,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/lineit_bench_api")
@@ -92,7 +93,13 @@ def fill() -> None:
             for number in range(1, VERSIONS_PER_BOT + 1)
         )
         Rating.objects.bulk_create(
-            Rating(version=v, ruleset="standard", rules_version=RULES_VERSION, rating=rng.gauss(1500, 150), games=rng.randint(0, 400))
+            Rating(
+                version=v,
+                ruleset="standard",
+                rules_version=RULES_VERSION,
+                rating=rng.gauss(1500, 150),
+                games=rng.randint(0, 400),
+            )
             for v in versions
         )
         version_ids = [v.pk for v in versions]
@@ -109,7 +116,9 @@ def fill() -> None:
     print(f"filled {MATCHES} matches in {time.perf_counter() - started:.1f} s")
 
 
-def _copy_matches(cursor, rng, version_ids, replay, now, rules_version) -> None:  # type: ignore[no-untyped-def]
+def _copy_matches(
+    cursor: Any, rng: random.Random, version_ids: list[int], replay: bytes, now: datetime, rules_version: str
+) -> None:
     limits = json.dumps({"move_seconds": 0.5})
     game_id = 0
     with cursor.copy(
@@ -122,11 +131,33 @@ def _copy_matches(cursor, rng, version_ids, replay, now, rules_version) -> None:
             players = 2 + match_id % 3
             ranked = match_id % 4 != 0
             copy.write_row(
-                (match_id, "standard", rules_version, players, GAMES_PER_MATCH, True, True, match_id, ranked, limits,
-                 "ladder" if ranked else "manual", "finished", 1, 3, "bench", "bubblewrap", "", GAMES_PER_MATCH,
-                 at, at, at, at + timedelta(seconds=20), at + timedelta(seconds=21) if ranked else None)
+                (
+                    match_id,
+                    "standard",
+                    rules_version,
+                    players,
+                    GAMES_PER_MATCH,
+                    True,
+                    True,
+                    match_id,
+                    ranked,
+                    limits,
+                    "ladder" if ranked else "manual",
+                    "finished",
+                    1,
+                    3,
+                    "bench",
+                    "bubblewrap",
+                    "",
+                    GAMES_PER_MATCH,
+                    at,
+                    at,
+                    at,
+                    at + timedelta(seconds=20),
+                    at + timedelta(seconds=21) if ranked else None,
+                )
             )
-    seatings = {}
+    seatings: dict[int, list[int]] = {}
     with cursor.copy(
         "COPY tournaments_matchentrant (match_id, index, version_id, total_score, mean_rank, wins, forfeits) FROM STDIN"
     ) as copy:
@@ -150,8 +181,19 @@ def _copy_matches(cursor, rng, version_ids, replay, now, rules_version) -> None:
                 ranks = [sorted(scores, reverse=True).index(score) + 1 for score in scores]
                 timing = [{"decisions": 20, "total_seconds": 0.1, "max_seconds": 0.01}] * players
                 copy.write_row(
-                    (game_id, match_id, index, 0, match_id, json.dumps(seats), json.dumps(scores), json.dumps(ranks),
-                     "[]", json.dumps(timing), replay)
+                    (
+                        game_id,
+                        match_id,
+                        index,
+                        0,
+                        match_id,
+                        json.dumps(seats),
+                        json.dumps(scores),
+                        json.dumps(ranks),
+                        "[]",
+                        json.dumps(timing),
+                        replay,
+                    )
                 )
                 if game_id % 20 == 0:
                     failures.append((game_id, match_id, seatings[match_id][seats[0]]))
@@ -175,11 +217,16 @@ def start_gunicorn(port: int, workers: int) -> subprocess.Popen[bytes]:
         [
             str(Path(sys.executable).with_name("gunicorn")),
             "lineit_platform.wsgi:application",
-            "--bind", f"127.0.0.1:{port}",
-            "--workers", str(workers),
-            "--worker-class", "gthread",
-            "--threads", "2",
-            "--log-level", "warning",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--worker-class",
+            "gthread",
+            "--threads",
+            "2",
+            "--log-level",
+            "warning",
         ],
         cwd=ROOT,
         env=environment,
@@ -327,9 +374,7 @@ def _cursors(port: int) -> list[str]:
 def _run(port: int, workload: Workload, clients: int, seconds: float, results: list[tuple[str, float, int]]) -> float:
     started = time.monotonic()
     until = started + seconds
-    threads = [
-        threading.Thread(target=client, args=(port, workload, until, seed, results)) for seed in range(clients)
-    ]
+    threads = [threading.Thread(target=client, args=(port, workload, until, seed, results)) for seed in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -347,6 +347,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "VersionStatusEnum": "bots.models.BotVersion.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
     },
 }
 

@@ -67,9 +67,9 @@ def _api_exception(error: exceptions.APIException) -> Response:
         body = error_body(error.status_code, code, " ".join(_flatten(error.detail)))
     headers = {}
     if getattr(error, "auth_header", None):
-        headers["WWW-Authenticate"] = error.auth_header  # type: ignore[attr-defined]
+        headers["WWW-Authenticate"] = error.auth_header
     if getattr(error, "wait", None):
-        headers["Retry-After"] = str(int(error.wait))  # type: ignore[attr-defined]
+        headers["Retry-After"] = str(int(error.wait))
     return Response(body, status=error.status_code, headers=headers)
 
 

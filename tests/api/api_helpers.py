@@ -51,3 +51,13 @@ def play(
     result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
     assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
     return Match.objects.get(pk=match.pk)
+
+
+def play_queued(**filters: Any) -> None:
+    """Play every queued match matching ``filters`` in this process and record it."""
+    for match in Match.objects.filter(status=Match.Status.QUEUED, **filters).order_by("id"):
+        claimed = match_claim(match_id=match.pk, worker="api-tests")
+        assert claimed is not None
+        versions = [e.version for e in claimed.entrants.select_related("version__bot").order_by("index")]
+        result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
+        assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)

@@ -11,7 +11,6 @@ from lineit_platform.api.throttling import WriteThrottle
 from lineit_platform.engine import verify_replay
 from tournaments.models import Game, Match
 
-
 pytestmark = pytest.mark.django_db
 
 
@@ -26,9 +25,7 @@ def test_the_match_list_filters_by_bot_version_status_ruleset_ranked_and_date(  
     thirds = version_factory()
     ranked = play_match([alices, bobs], ranked=True)
     twice = play_match([alices, alices])  # one version in both seats: listed once
-    queued = Match.objects.create(
-        ruleset="bga", rules_version="1.0", num_players=2, games=2, seed=1, status="queued"
-    )
+    queued = Match.objects.create(ruleset="bga", rules_version="1.0", num_players=2, games=2, seed=1, status="queued")
     queued.entrants.create(index=0, version=bobs)
     queued.entrants.create(index=1, version=thirds)
 
@@ -50,8 +47,16 @@ def test_the_match_list_filters_by_bot_version_status_ruleset_ranked_and_date(  
 
 @pytest.mark.parametrize(
     "query",
-    ["?status=sleeping", "?ranked=maybe", "?bot=abc", "?bot=0", "?version=1e40", "?created_after=yesterday",
-     "?created_after=0001-01-01T00:00:00%2B01:00", "?ruleset=chess"],
+    [
+        "?status=sleeping",
+        "?ranked=maybe",
+        "?bot=abc",
+        "?bot=0",
+        "?version=1e40",
+        "?created_after=yesterday",
+        "?created_after=0001-01-01T00:00:00%2B01:00",
+        "?ruleset=chess",
+    ],
 )
 def test_bad_filters_are_a_clear_400(anonymous, query) -> None:  # type: ignore[no-untyped-def]
     error = assert_error(anonymous.get(f"/api/matches/{query}"), 400, "invalid")
@@ -103,7 +108,12 @@ def test_an_owner_requests_an_unranked_match_against_chosen_opponents(  # type: 
         response = request(as_user(alice), mine.pk, [theirs.pk, retired.pk], seed=42, ruleset="bga")
     assert response.status_code == 201, response.content
     body = response.json()
-    assert (body["status"], body["ranked"], body["origin"], body["requested_by"]) == ("queued", False, "manual", "alice")
+    assert (body["status"], body["ranked"], body["origin"], body["requested_by"]) == (
+        "queued",
+        False,
+        "manual",
+        "alice",
+    )
     assert [e["version"] for e in body["entrants"]] == [mine.pk, theirs.pk, retired.pk]
     assert (body["seed"], body["ruleset"], body["num_players"]) == (42, "bga", 3)
     assert len(callbacks) == 1  # queued for a worker after commit

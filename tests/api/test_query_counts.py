@@ -31,7 +31,16 @@ def finished_matches(count: int, versions: list[BotVersion], games: int = 1) -> 
         for i in range(2)
     )
     logs = Game.objects.bulk_create(
-        Game(match=match, index=g, deal=g, deck_seed=g, seats=[0, 1], scores=[3, 1], ranks=[1, 2], replay=compress_replay({}))
+        Game(
+            match=match,
+            index=g,
+            deal=g,
+            deck_seed=g,
+            seats=[0, 1],
+            scores=[3, 1],
+            ranks=[1, 2],
+            replay=compress_replay({}),
+        )
         for match in matches
         for g in range(games)
     )
@@ -115,11 +124,21 @@ def test_leaderboard_and_rating_history(viewer, version_factory, pair) -> None: 
 
     def event(n: int) -> RatingEvent:
         return RatingEvent(
-            key=f"{match.pk}:{n}:{pair[0].pk}", match=match, game_index=n, version=pair[0], ruleset="standard",
-            rules_version="1.0", before=1500, after=1501, delta=1, k=40,
+            key=f"{match.pk}:{n}:{pair[0].pk}",
+            match=match,
+            game_index=n,
+            version=pair[0],
+            ruleset="standard",
+            rules_version="1.0",
+            before=1500,
+            after=1501,
+            delta=1,
+            k=40,
         )
 
-    RatingEvent.objects.create(**{f.name: getattr(event(0), f.name) for f in RatingEvent._meta.concrete_fields if f.name != "id"})
+    RatingEvent.objects.create(
+        **{f.name: getattr(event(0), f.name) for f in RatingEvent._meta.concrete_fields if f.name != "id"}
+    )
     few_board = queries_for(viewer, "/api/leaderboard/?page_size=30")
     history_url = f"/api/versions/{pair[0].pk}/rating-history/?page_size=30"
     few_history = queries_for(viewer, history_url)

@@ -14,19 +14,19 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
+from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
 )
-from schemathesis.checks import not_a_server_error
 
 from lineit_platform.wsgi import application
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES_PER_OPERATION = 15
+EXAMPLES_PER_OPERATION = 10
 CHECKS = [
     not_a_server_error,
     status_code_conformance,

@@ -77,6 +77,20 @@ def test_double_elimination_ends_with_one_champion(lineit):
     assert [row[-1] for row in rows].count("champion") == 1
 
 
+def test_double_elimination_at_tables_of_three_has_a_lower_bracket_and_one_champion(lineit):
+    outcome = lineit(
+        "tournament", "random", "greedy", "random", "greedy", "random",
+        "--format", "double", "--table-size", "3", "--games-per-pairing", "3", "--in-process",
+    )  # fmt: skip
+
+    assert outcome.status == 0, outcome.err
+    assert outcome.out.startswith("Tournament: double elimination, 5 bots, tables of 3")
+    assert "Losers bracket, round 1" in outcome.out and "GF " in outcome.out
+    rows = standings_rows(outcome.out)
+    assert [row[-1] for row in rows].count("champion") == 1
+    assert len(rows) == 5
+
+
 @pytest.mark.parametrize(
     ("argv", "fragments"),
     [
@@ -88,7 +102,7 @@ def test_double_elimination_ends_with_one_champion(lineit):
         (("random", "greedy", "--format", "swiss", "--rounds", "9"), ("plays 1 to 1 rounds",)),
         (("random", "greedy", "--format", "knockout"), ("invalid choice",)),
         (("random", "greedy", "--games-per-pairing", "0"), ("games must be",)),
-        (("random", "greedy", "random", "--format", "double", "--table-size", "3"), ("tables of two",)),
+        (("random", "greedy", "random", "--format", "double", "--table-size", "3", "--advance", "2"), ("1 to 1",)),
     ],
 )
 def test_bad_arguments_get_one_line_and_exit_status_two(lineit, argv, fragments):

@@ -186,8 +186,10 @@ def test_too_few_entrants_cancel_the_tournament_with_the_reason(version_factory)
 
 def test_bad_settings_are_refused_and_change_nothing(version_factory) -> None:  # type: ignore[no-untyped-def]
     versions = [version_factory() for _ in range(3)]
-    with pytest.raises(ApplicationError, match="double elimination"):
-        create(versions, "double", table_size=3)
+    with pytest.raises(ApplicationError, match="2 to 5 seats"):
+        create(versions, "double", table_size=6)
+    with pytest.raises(ApplicationError, match="unknown format"):
+        create(versions, "league")
     with pytest.raises(ApplicationError, match="unknown options"):
         create(versions, options={"roundz": 2})
     with pytest.raises(ApplicationError, match="rounds"):
@@ -257,11 +259,15 @@ def test_a_recurring_tournament_makes_one_tournament_per_slot(version_factory) -
 
 
 def test_bracket_and_rounds_link_every_match_and_its_games(version_factory) -> None:  # type: ignore[no-untyped-def]
-    tournament = play_out(tournament_start(tournament_id=create([version_factory() for _ in range(5)], "single").pk, force=True))
+    tournament = play_out(
+        tournament_start(tournament_id=create([version_factory() for _ in range(5)], "single").pk, force=True)
+    )
     bracket = tournament_bracket(tournament)
     assert bracket is not None and bracket["champion"] == tournament_standings(tournament)[-1]["rows"][0]["entrant"]
     played = [m for m in bracket["matches"] if m["status"] == "played"]
-    assert {m["match"]["id"] for m in played} == set(Match.objects.filter(tournament=tournament).values_list("id", flat=True))
+    assert {m["match"]["id"] for m in played} == set(
+        Match.objects.filter(tournament=tournament).values_list("id", flat=True)
+    )
     for match in played:
         assert len(match["match"]["games"]) == 2
     byes = [m for m in bracket["matches"] if m["status"] == "bye"]

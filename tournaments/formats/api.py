@@ -252,14 +252,16 @@ def _swiss_round(state: TournamentState, number: int) -> list[tuple[tuple[Entran
     points = {row.entrant: round(row.points * unit) for row in table_standings(state)}
     met, byes, book = _history(state)
     if size == 2:
-        lean = {entrant: book.count(entrant, 0) - book.count(entrant, 1) for entrant in order}
-        pairs, bye = swiss.pair_two_seats(order, points, met, byes, lean)
-        tables: list[tuple[EntrantId, ...]] = [book.seat(pair) for pair in pairs]
+        lean = {entrant: book.lean(entrant) for entrant in order}
+        pairs, bye = swiss.pair_two_seats(order, points, met, byes, lean, book.last)
+        tables: list[tuple[EntrantId, ...]] = [
+            book.seat_pair(pair, flip=index % 2 == 1) for index, pair in enumerate(pairs)
+        ]
         resting = [bye] if bye is not None else []
     else:
         resting = swiss.choose_table_byes(order, byes, len(order) % size)
         playing = [entrant for entrant in order if entrant not in resting]
-        tables = [book.seat(table) for table in swiss.fill_tables(playing, points, met, size)]
+        tables = [book.seat(table) for table in swiss.fill_tables(playing, points, met, size, book)]
     paired: list[tuple[tuple[EntrantId, ...], str | None]] = [(table, None) for table in tables]
     return paired + [((entrant,), None) for entrant in resting]
 

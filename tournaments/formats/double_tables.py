@@ -103,7 +103,7 @@ class _LowerBracket:
             self.add(match_id, LOSERS, self.rounds, at_table, depth=self.rounds)
             ids.append((match_id, len(at_table)))
         going_on: list[Source] = []
-        for place in range(1, self.bracket.advance + 2):
+        for place in range(1, self.bracket.advance + 1):
             ordered = ids if place % 2 == 1 else ids[::-1]
             going_on.extend(Source(match=match_id, place=place) for match_id, seated in ordered if seated >= place)
         return going_on

@@ -24,6 +24,8 @@ class SeatBook:
         self.table_size = table_size
         self.counts: dict[EntrantId, list[int]] = {}
         self.last: dict[EntrantId, int] = {}
+        self.history: dict[EntrantId, list[int]] = {}  # seats in the order played
+        self._excess: dict[tuple[EntrantId, ...], int] = {}
 
     def count(self, entrant: EntrantId, seat: int) -> int:
         return self.counts.get(entrant, [0] * self.table_size)[seat]
@@ -32,10 +34,74 @@ class SeatBook:
         for seat, entrant in enumerate(seated):
             self.counts.setdefault(entrant, [0] * self.table_size)[seat] += 1
             self.last[entrant] = seat
+            self.history.setdefault(entrant, []).append(seat)
+        self._excess.clear()
 
     def forget(self, seated: Sequence[EntrantId]) -> None:
         for seat, entrant in enumerate(seated):
             self.counts[entrant][seat] -= 1
+            self.history[entrant].pop()
+        self._excess.clear()
+
+    def lean(self, entrant: EntrantId) -> int:
+        """Two seats: first-seat starts minus second-seat starts."""
+        return self.count(entrant, 0) - self.count(entrant, 1)
+
+    def due(self, entrant: EntrantId) -> int | None:
+        """Two seats: the seat that evens the entrant's count out, or else alternates (chess
+        colours); None before its first game."""
+        lean = self.lean(entrant)
+        if lean:
+            return 1 if lean > 0 else 0
+        return 1 - self.last[entrant] if entrant in self.last else None
+
+    def seat_pair(self, pair: Sequence[EntrantId], flip: bool = False) -> tuple[EntrantId, EntrantId]:
+        """Two seats, chess colour allocation: each gets the seat it is due; when both are due
+        the same seat, the one with the larger imbalance gets it, then the one whose seats
+        differed from the other's at the latest game where they differed (it alternates), then
+        the better placed (``pair`` is listed best-placed first). Nobody due anything: the better
+        placed starts, or the other with ``flip`` (alternate boards in round one)."""
+        first, second = pair
+        due_first, due_second = self.due(first), self.due(second)
+        if due_first is None and due_second is None:
+            seated = (second, first) if flip else (first, second)
+        elif due_first is None or due_second is None or due_first != due_second:
+            seat = due_first if due_first is not None else 1 - (due_second or 0)
+            seated = (first, second) if seat == 0 else (second, first)
+        else:
+            winner = self._stronger_due(first, second)
+            loser = second if winner == first else first
+            seated = (winner, loser) if due_first == 0 else (loser, winner)
+        self.record(seated)
+        return seated
+
+    def _stronger_due(self, first: EntrantId, second: EntrantId) -> EntrantId:
+        if abs(self.lean(first)) != abs(self.lean(second)):
+            return first if abs(self.lean(first)) > abs(self.lean(second)) else second
+        for mine, theirs in zip(reversed(self.history.get(first, [])), reversed(self.history.get(second, []))):
+            if mine != theirs:  # the one who sat first then is due second now, and vice versa
+                return first if 1 - mine == self.due(first) else second
+        return first
+
+    def excess(self, table: Sequence[EntrantId]) -> int:
+        """The least, over seat orders of ``table``, of the sum of how far above its least-used
+        seat each entrant would sit: 0 when everyone can take one of its least-used seats (so
+        nobody's counts drift apart by more than one)."""
+        key = tuple(sorted(table))
+        if key not in self._excess:
+            rows = [self.counts.get(entrant, [0] * self.table_size) for entrant in key]
+            extra = [[count - min(row) for count in row] for row in rows]
+            best: dict[int, int] = {0: 0}  # seats taken (bit mask) -> least excess so far
+            for row in extra:
+                step: dict[int, int] = {}
+                for mask, total in best.items():
+                    for seat in range(self.table_size):
+                        if not mask >> seat & 1:
+                            taken = mask | 1 << seat
+                            step[taken] = min(step.get(taken, total + row[seat]), total + row[seat])
+                best = step
+            self._excess[key] = min(best.values())
+        return self._excess[key]
 
     def seat(self, table: Sequence[EntrantId]) -> tuple[EntrantId, ...]:
         """The best seat order for ``table`` (listed best-placed first), recorded in the book."""

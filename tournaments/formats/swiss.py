@@ -24,17 +24,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import networkx as nx
 
 from .model import EntrantId
+from .seating import SeatBook
 
-REMATCH = 10**15
-SECOND_BYE = 10**16
-SEAT_SPREAD = 10**13  # both leaning two or more the same way: one of them would lean three
-POINTS = 10**8
-SEATS = 10**5
-TABLE_REMATCH = 10**9
+Cost = tuple[int, ...]  # compared in order: the first differing entry decides
 
 
 def pair_two_seats(
@@ -43,47 +40,79 @@ def pair_two_seats(
     met: Mapping[frozenset[EntrantId], int],
     byes: Mapping[EntrantId, int],
     seat_lean: Mapping[EntrantId, int],
+    last_seat: Mapping[EntrantId, int] | None = None,
 ) -> tuple[list[tuple[EntrantId, EntrantId]], EntrantId | None]:
     """Pairs (best-placed first) and the bye, if any.
 
     ``order``: the standings, best first. ``points``: in integer units (half points).
-    ``met``: how often each pair has met. ``seat_lean``: first-seat starts minus second-seat starts.
+    ``met``: how often each pair has met. ``seat_lean``: first-seat starts minus second-seat
+    starts. ``last_seat``: the seat of each entrant's latest game (0 or 1).
     """
+    last_seat = last_seat or {}
     rank = {entrant: index for index, entrant in enumerate(order)}
     group_position, group_size = _score_groups(order, points)
-    graph = nx.Graph()
-    graph.add_nodes_from(order)
+    costs: dict[tuple[object, object], Cost] = {}
     for first, second in itertools.combinations(order, 2):
-        cost = REMATCH * met.get(frozenset((first, second)), 0)
-        cost += POINTS * (points[first] - points[second]) ** 2
         lean_first, lean_second = seat_lean.get(first, 0), seat_lean.get(second, 0)
-        if lean_first * lean_second > 0:
-            shared = min(abs(lean_first), abs(lean_second))
-            cost += (SEAT_SPREAD if shared >= 2 else SEATS) * shared
+        # Both due the same seat because of their counts: one of them drifts to |lean| + 1.
+        clash = min(abs(lean_first), abs(lean_second)) if lean_first * lean_second > 0 else 0
+        # Both even and due the same seat by alternation: one of them sits there twice running.
+        alike = lean_first == lean_second == 0 and first in last_seat and last_seat.get(second) == last_seat[first]
+        group = 0
         if points[first] == points[second]:
-            half = group_size[first] // 2
-            cost += (abs(group_position[first] - group_position[second]) - half) ** 2
-        graph.add_edge(first, second, cost=cost)
-    bye_node = None
+            group = (abs(group_position[first] - group_position[second]) - group_size[first] // 2) ** 2
+        costs[(first, second)] = (
+            0,
+            met.get(frozenset((first, second)), 0),
+            clash,
+            (points[first] - points[second]) ** 2,
+            int(alike),
+            group,
+        )
+    bye_node = ("bye",)
     if len(order) % 2:
-        bye_node = ("bye",)
         for entrant in order:
-            cost = SECOND_BYE * byes.get(entrant, 0) + POINTS * (points[entrant] + 1) ** 2
-            cost += len(order) - rank[entrant]
-            graph.add_edge(entrant, bye_node, cost=cost)
-    top = max(data["cost"] for _, _, data in graph.edges(data=True)) + 1
-    for _, _, data in graph.edges(data=True):
-        data["weight"] = top - data["cost"]
-    matching = nx.max_weight_matching(graph, maxcardinality=True, weight="weight")
+            costs[(entrant, bye_node)] = (
+                byes.get(entrant, 0),
+                0,
+                0,
+                (points[entrant] + 1) ** 2,
+                0,
+                len(order) - rank[entrant],
+            )
+    matching = _min_cost_perfect_matching(order, costs)
     pairs: list[tuple[EntrantId, EntrantId]] = []
     bye: EntrantId | None = None
-    for first, second in matching:
-        if first == bye_node or second == bye_node:
-            bye = second if first == bye_node else first
+    for one, other in matching:
+        if bye_node in (one, other):
+            bye = cast(EntrantId, other if one == bye_node else one)
         else:
-            pairs.append((first, second) if rank[first] < rank[second] else (second, first))
+            a, b = cast(EntrantId, one), cast(EntrantId, other)
+            pairs.append((a, b) if rank[a] < rank[b] else (b, a))
     pairs.sort(key=lambda pair: rank[pair[0]])
     return pairs, bye
+
+
+def _min_cost_perfect_matching(
+    nodes: Sequence[object], costs: Mapping[tuple[object, object], Cost]
+) -> set[tuple[object, object]]:
+    """A perfect matching of least cost, costs compared entry by entry (lexicographically).
+
+    Each entry is weighted by more than the most that all later entries of a whole matching can
+    add up to, so the integer sum orders matchings exactly as the tuples do."""
+    pairs_in_matching = len(nodes) // 2 + 1
+    width = len(next(iter(costs.values())))
+    scale = [1] * width
+    for index in range(width - 2, -1, -1):
+        largest = max(cost[index + 1] for cost in costs.values())
+        scale[index] = scale[index + 1] * (largest * pairs_in_matching + 1)
+    total = {edge: sum(entry * weight for entry, weight in zip(cost, scale)) for edge, cost in costs.items()}
+    top = max(total.values()) + 1
+    graph = nx.Graph()
+    graph.add_nodes_from(nodes)
+    for (first, second), value in total.items():
+        graph.add_edge(first, second, weight=top - value)
+    return cast(set[tuple[object, object]], nx.max_weight_matching(graph, maxcardinality=True, weight="weight"))
 
 
 def _score_groups(
@@ -110,25 +139,30 @@ def fill_tables(
     points: Mapping[EntrantId, int],
     met: Mapping[frozenset[EntrantId], int],
     table_size: int,
+    seats: SeatBook | None = None,
 ) -> list[list[EntrantId]]:
-    """Tables in standings order, then improved by swaps (see the module's notes)."""
+    """Tables in standings order, then improved by swaps (see the module's notes). With
+    ``seats``, tables where everyone can take one of its least-used seats come before points."""
     tables = [list(order[start : start + table_size]) for start in range(0, len(order), table_size)]
 
-    def cost(table: list[EntrantId]) -> int:
-        total = 0
+    def cost(table: list[EntrantId]) -> tuple[int, int, int]:
+        rematches = spread = 0
         for first, second in itertools.combinations(table, 2):
-            total += TABLE_REMATCH * met.get(frozenset((first, second)), 0)
-            total += (points[first] - points[second]) ** 2
-        return total
+            rematches += met.get(frozenset((first, second)), 0)
+            spread += (points[first] - points[second]) ** 2
+        return rematches, seats.excess(table) if seats else 0, spread
+
+    def pair_cost(first: list[EntrantId], second: list[EntrantId]) -> tuple[int, ...]:
+        return tuple(a + b for a, b in zip(cost(first), cost(second)))
 
     improved = True
     while improved:
         improved = False
         for first, second in itertools.combinations(tables, 2):
             for i, j in itertools.product(range(table_size), repeat=2):
-                before = cost(first) + cost(second)
+                before = pair_cost(first, second)
                 first[i], second[j] = second[j], first[i]
-                if cost(first) + cost(second) < before:
+                if pair_cost(first, second) < before:
                     improved = True
                 else:
                     first[i], second[j] = second[j], first[i]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import authenticate
 from django.db import transaction
 from drf_spectacular.utils import extend_schema
@@ -22,7 +24,7 @@ class TokenView(APIView):
     throttle_classes = [TokenThrottle]
     permission_classes = [AllowAny]
 
-    def get_permissions(self):  # type: ignore[no-untyped-def]
+    def get_permissions(self) -> list[Any]:
         return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]
 
     @extend_schema(request=TokenRequestSerializer, responses=TokenSerializer, auth=[], operation_id="token_obtain")

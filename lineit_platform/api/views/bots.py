@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status, viewsets
-from rest_framework.generics import get_object_or_404
 from rest_framework.decorators import action
+from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -85,7 +85,9 @@ class BotViewSet(viewsets.ReadOnlyModelViewSet):
         if request.method == "POST":
             return self._upload(request, bot)
         page = self.paginate_queryset(versions_queryset().filter(bot=bot))
-        return self.get_paginated_response(VersionSerializer(page, many=True, context=self.get_serializer_context()).data)
+        return self.get_paginated_response(
+            VersionSerializer(page, many=True, context=self.get_serializer_context()).data
+        )
 
     def _upload(self, request: Request, bot: Bot) -> Response:
         self.check_object_permissions_with(OwnerOrStaff(), request, bot)

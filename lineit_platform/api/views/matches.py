@@ -3,6 +3,7 @@ verify them with the engine."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
@@ -24,6 +25,7 @@ from ..filters import GameFilter, MatchFilter
 from ..pagination import NewestFirstCursorPagination, OldestFirstCursorPagination
 from ..permissions import may_manage
 from ..serializers import (
+    EntrantSerializer,
     GameSerializer,
     MatchDetailSerializer,
     MatchRequestSerializer,
@@ -34,15 +36,17 @@ from ..throttling import WriteThrottle
 from .bots import ID_PATTERN
 
 
-ENTRANT_COLUMNS = ("match_id", "index", "version_id", "total_score", "mean_rank", "wins", "forfeits")
-
-
-def _entrants() -> Prefetch[MatchEntrant]:
-    # Only the columns shown: a version row also holds long texts (stderr) the list never needs.
-    entrants = MatchEntrant.objects.select_related("version__bot").only(
-        *ENTRANT_COLUMNS, "version__number", "version__bot_id", "version__bot__name"
+def attach_entrants(matches: Iterable[Match]) -> None:
+    """Give each match ``entrant_rows``: its entrants with their version and bot, in one query of
+    plain rows (lists show thousands of entrants; model instances would cost far more)."""
+    by_id = {match.pk: match for match in matches}
+    for match in by_id.values():
+        match.entrant_rows = []
+    rows = (
+        MatchEntrant.objects.filter(match_id__in=by_id).order_by("match_id", "index").values(*EntrantSerializer.COLUMNS)
     )
-    return Prefetch("entrants", entrants.order_by("index"))
+    for row in rows:
+        by_id[row["match_id"]].entrant_rows.append(row)
 
 
 def _failures() -> Prefetch[GameFailure]:
@@ -64,14 +68,23 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     throttle_scope = "match_requests"
 
     def get_queryset(self) -> QuerySet[Match]:
-        queryset = (
-            Match.objects.select_related("requested_by")
-            .defer("requested_by__password", "requested_by__email", "requested_by__first_name", "requested_by__last_name")
-            .prefetch_related(_entrants())
+        queryset = Match.objects.select_related("requested_by").defer(
+            "requested_by__password", "requested_by__email", "requested_by__first_name", "requested_by__last_name"
         )
         if self.action in ("retrieve", "create"):
             queryset = queryset.prefetch_related(Prefetch("game_logs", games_queryset().order_by("index")))
         return queryset
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        assert page is not None  # every list is paginated
+        attach_entrants(page)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        match = self.get_object()
+        attach_entrants([match])
+        return Response(self.get_serializer(match).data)
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         return MatchDetailSerializer if self.action in ("retrieve", "create") else MatchSerializer
@@ -99,6 +112,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
             rotate_seats=data["rotate_seats"],
         )
         match = self.get_queryset().get(pk=match.pk)
+        attach_entrants([match])
         return Response(self.get_serializer(match).data, status=status.HTTP_201_CREATED)
 
 
@@ -138,7 +152,13 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
         game = self._game_with_replay(pk)
         result = verify_replay(game.replay_document())
         return Response(
-            {"game": game.pk, "ok": result.ok, "message": result.message, "scores": result.scores, "ranks": result.ranks}
+            {
+                "game": game.pk,
+                "ok": result.ok,
+                "message": result.message,
+                "scores": result.scores,
+                "ranks": result.ranks,
+            }
         )
 
     def _game_with_replay(self, pk: Any) -> Game:

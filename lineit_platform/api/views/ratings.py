@@ -27,9 +27,18 @@ class LeaderboardView(generics.ListAPIView):
         return (
             Rating.objects.select_related("version__bot__owner")
             .only(
-                "version_id", "ruleset", "rules_version", "rating", "games", "updated_at",
-                "version__number", "version__status", "version__bot_id", "version__bot__name",
-                "version__bot__owner_id", "version__bot__owner__username",
+                "version_id",
+                "ruleset",
+                "rules_version",
+                "rating",
+                "games",
+                "updated_at",
+                "version__number",
+                "version__status",
+                "version__bot_id",
+                "version__bot__name",
+                "version__bot__owner_id",
+                "version__bot__owner__username",
             )
             .order_by("-rating", "version_id")
         )
@@ -37,7 +46,7 @@ class LeaderboardView(generics.ListAPIView):
     @extend_schema(operation_id="leaderboard")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        first = self.paginator.start_rank() if page is not None else 1  # type: ignore[union-attr]
+        first = self.paginator.start_rank() if page is not None else 1
         rows = page if page is not None else []
         context = self.get_serializer_context() | {"rank_of": {row.pk: first + i for i, row in enumerate(rows)}}
         data = LeaderboardEntrySerializer(rows, many=True, context=context).data

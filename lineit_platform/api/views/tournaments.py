@@ -48,7 +48,7 @@ class TournamentViewSet(viewsets.ReadOnlyModelViewSet):
     extra_error_codes = {"POST": ["409"]}
 
     def get_queryset(self) -> QuerySet[Tournament]:
-        queryset = Tournament.objects.annotate(entry_count=Count("entries"))
+        queryset = Tournament.objects.annotate(entry_count=Count("entries")).order_by("-starts_at", "-id")
         return queryset.defer("state") if self.action == "list" else queryset
 
     def detail_queryset(self) -> QuerySet[Tournament]:

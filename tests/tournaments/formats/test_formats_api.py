@@ -85,7 +85,8 @@ def test_results_must_answer_the_pending_round() -> None:
         (SWISS, 4, Options(table_size=6), "2 to 5 seats"),
         (SWISS, 3, Options(table_size=4), "needs 4 to"),
         ("single", 9, Options(table_size=3, advance=2), "1 to 1 of each table"),
-        ("double", 9, Options(table_size=3), "tables of two"),
+        ("double", 9, Options(table_size=3, advance=2), "1 to 1 of each table"),
+        ("double", 9, Options(table_size=4, advance=3), "1 to 2 of each table"),
     ],
 )
 def test_bad_options_are_refused(format: str, count: int, options: Options, message: str) -> None:

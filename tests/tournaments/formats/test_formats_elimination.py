@@ -113,7 +113,7 @@ def test_double_elimination_everyone_but_the_champion_loses_exactly_twice(count:
         assert len(seated) == len(set(seated))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     table_size=st.integers(3, 5),
     count=st.integers(3, 64),
@@ -203,7 +203,10 @@ def test_tables_double_elimination_bracket_shape(table_size: int, count: int, re
     assert all(not s.match.startswith("W") or count <= 2 * advance for s in grand_final[advance:])
     assert ("GF2" in matches) == reset
     lower = [m for m in matches.values() if m.section == LOSERS]
-    assert all(len(m.sources) > advance for m in lower)  # every lower table eliminates someone
+    for ids in bracket.round_ids(LOSERS):  # as few tables as seat everyone, sizes within one
+        sizes = [len(matches[match_id].sources) for match_id in ids]
+        assert len(sizes) == math.ceil(sum(sizes) / table_size) and max(sizes) - min(sizes) <= 1
+        assert sum(size - advance for size in sizes if size > advance) >= 1  # someone goes out
     # The lower bracket takes everyone dropping: all upper places below the top ``advance``.
     dropping = sum(max(0, len(m.sources) - advance) for m in upper.matches.values())
     entering = sum(1 for m in lower for s in m.sources if s.match.startswith("W"))
@@ -254,11 +257,20 @@ def test_a_reset_at_tables_seats_the_upper_finalists_and_the_winner_from_below()
 
     state = play([1, 2, 3, 4, 5])  # 1 and 2 go to the grand final, 3, 4 and 5 drop
     state = play([5, 4, 3])  # 3 is out after its second loss
+    before_final = state
     state = play([5, 1, 4, 2])  # the grand final: 5 came from below and won, 4 is out
     state = play([2, 5, 1])  # the reset: 2 wins
     assert is_finished(state)
     rows = {seeds[row.entrant]: (row.place, row.eliminated_in) for row in final_standings(state)}
     assert rows == {2: (1, None), 5: (2, "GF2"), 1: (3, "GF2"), 4: (4, "GF"), 3: (5, "L1-1")}
+
+    # When an upper finalist wins the grand final, no reset: the other upper finalist is out
+    # after its one loss (a final table crowns one).
+    state = before_final
+    state = play([2, 5, 1, 4])
+    assert is_finished(state)
+    rows = {seeds[row.entrant]: (row.place, row.eliminated_in) for row in final_standings(state)}
+    assert rows == {2: (1, None), 5: (2, "GF"), 1: (3, "GF"), 4: (4, "GF"), 3: (5, "L1-1")}
 
 
 @settings(max_examples=40, deadline=None)

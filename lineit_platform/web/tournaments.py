@@ -1,0 +1,239 @@
+"""Tournament pages: the list, and one tournament with its entrants, every round's tables (each
+match linking to its page and its replays), the standings after each round and, for elimination,
+the bracket drawn as inline SVG (every match box links to its match).
+
+``urlpatterns`` (relative to the site root) is included by the project's urls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import URLPattern, path
+from django.views.decorators.http import require_POST
+
+from bots.models import Bot
+from lineit_platform.errors import ApplicationError
+from tournaments.models import Tournament
+from tournaments.services.tournaments import (
+    tournament_bracket,
+    tournament_rounds,
+    tournament_sign_up,
+    tournament_standings,
+)
+
+# The bracket drawing, in SVG user units (pixels).
+BOX_WIDTH = 210
+LINE = 18  # one text line of a box
+GAP_X = 44
+GAP_Y = 14
+MARGIN = 8
+BAND_GAP = 36
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    tournaments = Tournament.objects.annotate(entry_count=Count("entries")).defer("state")
+    context = {
+        "running": tournaments.filter(status=Tournament.Status.RUNNING).order_by("-started_at"),
+        "upcoming": tournaments.filter(status__in=Tournament.NOT_STARTED).order_by("starts_at"),
+        "past": tournaments.filter(status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]).order_by(
+            "-finished_at"
+        )[:50],
+    }
+    return render(request, "tournaments/list.html", context)
+
+
+def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=pk)
+    entries = list(tournament.entries.select_related("bot", "version__bot").order_by("seed", "id"))
+    versions = {entry.version_id: entry.version for entry in entries if entry.version_id}
+    rounds = tournament_rounds(tournament)
+    for round_ in rounds:
+        for table in round_["tables"]:
+            for seat in table["entrants"]:
+                seat["object"] = versions.get(seat["version"])
+            for row in table["result"] or []:
+                row["object"] = versions.get(row["entrant"])
+    standings = tournament_standings(tournament)
+    for table in standings:
+        for row in table["rows"]:
+            row["object"] = versions.get(row["entrant"])
+    bracket = tournament_bracket(tournament)
+    context = {
+        "tournament": tournament,
+        "entries": entries,
+        "rounds": rounds,
+        "standings": standings,
+        "bracket": bracket_drawing(bracket) if bracket else None,
+        "champion": versions.get(bracket["champion"]) if bracket and bracket.get("champion") else None,
+        "my_bots": _my_bots(request, tournament),
+    }
+    return render(request, "tournaments/detail.html", context)
+
+
+def _my_bots(request: HttpRequest, tournament: Tournament) -> list[Bot]:
+    if not request.user.is_authenticated or tournament.status != Tournament.Status.OPEN:
+        return []
+    entered = tournament.entries.values_list("bot_id", flat=True)
+    return list(Bot.objects.filter(owner=request.user, versions__status="active").exclude(pk__in=entered).distinct())
+
+
+@login_required
+@require_POST
+def tournament_sign_up_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=pk)
+    raw = request.POST.get("bot", "")
+    bot = Bot.objects.filter(pk=int(raw)).first() if raw.isdigit() and len(raw) < 19 else None
+    if bot is None:
+        messages.error(request, "Choose one of your bots.")
+        return redirect("tournament-detail", pk=pk)
+    try:
+        tournament_sign_up(tournament=tournament, bot=bot, user=request.user)
+    except ApplicationError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"{bot.name} is signed up; its newest active version is frozen in at the start.")
+    return redirect("tournament-detail", pk=pk)
+
+
+# --- The bracket as SVG -------------------------------------------------------------------------
+
+
+def bracket_drawing(bracket: dict[str, Any]) -> dict[str, Any]:
+    """Boxes and connecting lines of an elimination bracket, laid out as a tree: one column per
+    bracket round, the winners' bracket above the losers', the grand final(s) to the right."""
+    matches = {match["id"]: match for match in bracket["matches"]}
+    sources = {key: [_source(slot["from"]) for slot in match["slots"]] for key, match in matches.items()}
+    band = {key: 1 if match["section"] == "losers" else 0 for key, match in matches.items()}
+    column = _columns(bracket["matches"])
+    slots = max(len(match["slots"]) for match in bracket["matches"])
+    height = (slots + 2) * LINE
+    order = _tree_order(matches, sources, band, column)
+    top: dict[str, float] = {}
+    bottoms = [0.0, 0.0]
+    for number in (0, 1):
+        offset = MARGIN if number == 0 else bottoms[0] + BAND_GAP
+        placed: dict[int, float] = {}
+        for key in sorted((k for k in order if band[k] == number and not _is_final(matches[k])), key=column.get):
+            feeders = [top[s] for s in sources[key] if s in top and band[s] == number]
+            wanted = sum(feeders) / len(feeders) if feeders else offset
+            y = max(wanted, placed.get(column[key], offset))
+            top[key] = y
+            placed[column[key]] = y + height + GAP_Y
+        bottoms[number] = max([offset, *placed.values()])
+    for key in sorted((k for k in matches if _is_final(matches[k])), key=column.get):
+        feeders = [top[s] for s in sources[key] if s in top]
+        top[key] = sum(feeders) / len(feeders) if feeders else MARGIN
+    names = bracket.get("names", {})
+    boxes = [_box(matches[key], column[key], top[key], height, names) for key in order]
+    lines = [
+        _line(column[source], top[source], column[key], top[key], slot, height)
+        for key in order
+        for slot, source in enumerate(sources[key])
+        if source in top
+    ]
+    width = (max(column.values()) + 1) * (BOX_WIDTH + GAP_X) - GAP_X + 2 * MARGIN
+    return {
+        "width": width,
+        "height": max(top.values()) + height + MARGIN,
+        "boxes": boxes,
+        "lines": lines,
+        "box_width": BOX_WIDTH,
+    }
+
+
+def _source(text: str) -> str:
+    """'W1-2 #1' -> 'W1-2'; 'seed 3' -> ''."""
+    return "" if text.startswith("seed") else text.split(" #")[0]
+
+
+def _is_final(match: dict[str, Any]) -> bool:
+    return match["section"] == "final" and not match["id"].startswith("W")
+
+
+def _columns(matches: list[dict[str, Any]]) -> dict[str, int]:
+    column = {m["id"]: m["round"] - 1 for m in matches if not _is_final(m)}
+    last = max(column.values(), default=-1)
+    finals = sorted({m["round"] for m in matches if _is_final(m)})
+    for match in matches:
+        if _is_final(match):
+            column[match["id"]] = last + 1 + finals.index(match["round"])
+    return column
+
+
+def _tree_order(
+    matches: dict[str, Any], sources: dict[str, list[str]], band: dict[str, int], column: dict[str, int]
+) -> list[str]:
+    """Matches so that the two (or more) that feed one match are drawn next to each other: a walk
+    back from each band's last round through its feeders, earliest rounds first."""
+    seen: list[str] = []
+
+    def visit(key: str) -> None:
+        if key in seen:
+            return
+        for source in sources[key]:
+            if source in matches and band[source] == band[key] and not _is_final(matches[source]):
+                visit(source)
+        seen.append(key)
+
+    for key in sorted(matches, key=lambda k: (-column[k], k)):
+        if not _is_final(matches[key]):
+            visit(key)
+    return seen + sorted(k for k in matches if k not in seen)
+
+
+def _box(match: dict[str, Any], column: int, top: float, height: int, names: dict[str, str]) -> dict[str, Any]:
+    x = MARGIN + column * (BOX_WIDTH + GAP_X)
+    placed = {entrant: place for place, entrant in enumerate(match["result"] or [], start=1)}
+    rows = []
+    for number, slot in enumerate(match["slots"]):
+        entrant = slot["entrant"]
+        label = names.get(str(entrant), "") if entrant is not None else slot["from"]
+        rows.append(
+            {
+                "y": top + (number + 2) * LINE - 5,
+                "label": label or "—",
+                "known": entrant is not None,
+                "place": placed.get(entrant) if entrant is not None else None,
+                "won": match["result"] is not None and placed.get(entrant) == 1,
+            }
+        )
+    platform = match.get("match") or {}
+    return {
+        "id": match["id"],
+        "status": match["status"],
+        "x": x,
+        "y": top,
+        "height": height,
+        "title_y": top + LINE - 5,
+        "footer_y": top + height - 5,
+        "rows": rows,
+        "match_id": platform.get("id"),
+        "match_status": platform.get("status"),
+        "games": [
+            {"id": game, "x": x + BOX_WIDTH - 8 - (len(platform["games"]) - index - 1) * 18, "number": index + 1}
+            for index, game in enumerate(platform.get("games", [])[:8])
+        ],
+    }
+
+
+def _line(from_column: int, from_top: float, to_column: int, to_top: float, slot: int, height: int) -> str:
+    """An elbow from the right of the feeding box to the left of the slot it fills."""
+    x1 = MARGIN + from_column * (BOX_WIDTH + GAP_X) + BOX_WIDTH
+    y1 = from_top + height / 2
+    x2 = MARGIN + to_column * (BOX_WIDTH + GAP_X)
+    y2 = to_top + (slot + 2) * LINE - 9
+    middle = x2 - GAP_X / 2
+    return f"M{x1:.0f} {y1:.0f} H{middle:.0f} V{y2:.0f} H{x2:.0f}"
+
+
+urlpatterns: list[URLPattern] = [
+    path("tournaments/", tournament_list, name="tournament-list"),
+    path("tournaments/<int:pk>/", tournament_detail, name="tournament-detail"),
+    path("tournaments/<int:pk>/sign-up/", tournament_sign_up_view, name="tournament-sign-up"),
+]
