@@ -22,7 +22,7 @@ services:
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy lineit_platform
+	$(BIN)/mypy lineit_platform bots tournaments
 
 test: install system-deps services lint
 	$(BIN)/pytest

@@ -22,7 +22,7 @@ def _sandbox_errors() -> tuple[type[BaseException], ...]:
     max_retries=5,
     default_retry_delay=30,
 )
-def bot_version_validate_task(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
+def bot_version_validate_task(self, version_id: int) -> str:
     from .services import bot_version_validate
 
     try:

@@ -50,7 +50,7 @@ class LineModel:
 
     __slots__ = ("after_bet", "bet", "colours", "direction", "last", "numbers")
 
-    def __init__(self, cards: list[int] = ()) -> None:
+    def __init__(self, cards: "list[int] | tuple[()]" = ()) -> None:
         self.numbers = 0
         self.last = 0
         self.direction = 0
@@ -237,7 +237,7 @@ def _parse(action: str) -> tuple[str, int, str]:
     return words[0], int(words[1]) if len(words) > 1 else 0, words[2] if len(words) > 2 else ""
 
 
-PARSED = {}  # action string -> (kind, card, destination), filled on first sight
+PARSED: "dict[str, tuple[str, int, str]]" = {}  # action string -> (kind, card, destination), filled on first sight
 
 
 def rollout_action(state) -> str:

@@ -82,7 +82,8 @@ def fold(table: EloTable[RatingKey], games: Iterable[RatedGame]) -> list[RatingE
 
 def _next_matches() -> tuple[list[int], list[int]]:
     """(finished ranked matches to apply, others to pass over), in order, up to the first pending."""
-    apply, skip = [], []
+    apply: list[int] = []
+    skip: list[int] = []
     queue = Match.objects.filter(ranked=True, rated_at__isnull=True).order_by("id").values_list("id", "status")
     for match_id, status in queue.iterator(chunk_size=1000):
         if status in Match.PENDING:
