@@ -292,15 +292,23 @@ API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 100, minimum=1, maximum=10_000)
 API_MATCH_QUOTA_PENDING = env_int("API_MATCH_QUOTA_PENDING", 5, minimum=0)
 API_MATCH_QUOTA_DAILY_GAMES = env_int("API_MATCH_QUOTA_DAILY_GAMES", 500, minimum=0)
 API_MATCH_MAX_GAMES = env_int("API_MATCH_MAX_GAMES", 100, minimum=1, maximum=100_000)
-# Throttles live in the cache named "api": set API_CACHE_URL (redis://...) when several web
-# processes must share them; the default is per process.
+# How long a cached response may live (lineit_platform/api/caching.py: final match details and
+# the leaderboard, whose keys change with the data; the limit bounds only admin edits such as a
+# renamed bot). 0 turns the cache off.
+API_RESPONSE_CACHE_SECONDS = env_int("API_RESPONSE_CACHE_SECONDS", 300, minimum=0)
+# Throttles and cached responses live in the cache named "api": set API_CACHE_URL (redis://...)
+# when several web processes must share them; the default is per process (5,000 entries each).
 API_CACHE_URL = env_str("API_CACHE_URL", "")
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "api": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": API_CACHE_URL}
         if API_CACHE_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "api"}
+        else {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "api",
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
     ),
 }
 

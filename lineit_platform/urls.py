@@ -5,7 +5,10 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Recurring tournaments first: the API's own list ends with a catch-all 404.
+    path("api/", include("lineit_platform.api.tournaments")),
     path("api/", include("lineit_platform.api.urls")),
     path("", include("tournaments.urls")),
+    path("", include("lineit_platform.web.tournaments")),
     path("", include("lineit_platform.web.urls")),
 ]

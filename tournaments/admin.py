@@ -1,15 +1,38 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from bots.models import BotVersion
 from lineit_platform.errors import ApplicationError
 
-from .models import Game, GameFailure, Match, MatchEntrant, Rating, RatingEvent
+from .models import (
+    Game,
+    GameFailure,
+    Match,
+    MatchEntrant,
+    Rating,
+    RatingEvent,
+    RecurringTournament,
+    Tournament,
+    TournamentEntry,
+)
 from .services import match_cancel, match_requeue, ratings_recompute
+from .services.tournaments import (
+    RECURRING_FIELDS,
+    recurring_tournament_check,
+    recurring_tournament_save,
+    tournament_advance,
+    tournament_cancel,
+    tournament_create,
+    tournament_create_check,
+    tournament_start,
+)
 
 
 def replay_link(game: Game) -> str:
@@ -143,3 +166,188 @@ class RatingEventAdmin(admin.ModelAdmin):
     list_filter = ("ruleset", "rules_version")
     search_fields = ("key", "version__bot__name")
     raw_id_fields = ("match", "version")
+
+
+# --- Tournaments -----------------------------------------------------------------------------------
+
+CREATE_FIELDS = (
+    "name",
+    "format",
+    "table_size",
+    "options",
+    "games_per_pairing",
+    "duplicate_deals",
+    "ruleset",
+    "limits",
+    "ranked",
+    "participation",
+    "max_entrants",
+    "starts_at",
+    "signup_deadline",
+)
+
+
+class TournamentCreateForm(forms.ModelForm):
+    versions = forms.ModelMultipleChoiceField(
+        queryset=BotVersion.objects.active().select_related("bot"),
+        required=False,
+        help_text="With participation 'chosen versions': the entrants.",
+    )
+    seed = forms.IntegerField(required=False, min_value=0, max_value=2**62, help_text="Empty: drawn at random.")
+
+    class Meta:
+        model = Tournament
+        fields = CREATE_FIELDS
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean()
+        if not self.errors:
+            try:
+                tournament_create_check(
+                    **{name: data.get(name) for name in CREATE_FIELDS if name not in ("name", "ranked")},
+                    versions=list(data.get("versions") or []),
+                )
+            except ApplicationError as error:
+                raise ValidationError(error.message) from error
+        return data
+
+
+class EntryInline(admin.TabularInline):
+    model = TournamentEntry
+    extra = 0
+    fields = ("seed", "bot", "version", "frozen", "dropped", "signed_up_by", "created_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class TournamentMatchInline(admin.TabularInline):
+    model = Match
+    fk_name = "tournament"
+    extra = 0
+    fields = ("tournament_round", "tournament_table", "status", "attempts", "games_played", "finished_at")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+    ordering = ("tournament_round", "tournament_table")
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    """Created through ``tournament_create``; afterwards only its name changes here: the actions
+    start, advance and cancel it through their services."""
+
+    list_display = ("id", "name", "format", "table_size", "status", "round_number", "ranked", "starts_at")
+    list_filter = ("status", "format", "ruleset", "ranked", "participation")
+    search_fields = ("name", "=id")
+    actions = ["start_now", "advance", "cancel"]
+    inlines = [EntryInline, TournamentMatchInline]
+
+    def get_form(self, request: HttpRequest, obj: Tournament | None = None, change: bool = False, **kwargs: object):
+        if obj is None:
+            kwargs["form"] = TournamentCreateForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: Tournament | None = None):
+        if obj is None:
+            return [*CREATE_FIELDS, "versions", "seed"]
+        return [
+            "name",
+            *CREATE_FIELDS[1:],
+            "status",
+            "seed",
+            "round_number",
+            "note",
+            "recurring",
+            "created_by",
+            "started_at",
+            "finished_at",
+            "public_page",
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None):
+        if obj is None:
+            return []
+        return [name for name in self.get_fields(request, obj) if name != "name"]
+
+    def get_inlines(self, request: HttpRequest, obj: Tournament | None = None):
+        return self.inlines if obj is not None else []
+
+    @admin.display(description="page")
+    def public_page(self, tournament: Tournament) -> str:
+        return format_html('<a href="/tournaments/{}/">/tournaments/{}/</a>', tournament.pk, tournament.pk)
+
+    def save_model(self, request: HttpRequest, obj: Tournament, form: forms.ModelForm, change: bool) -> None:
+        if change:
+            obj.save(update_fields=["name"])
+            return
+        data = {name: form.cleaned_data[name] for name in CREATE_FIELDS}
+        data["options"] = data["options"] or {}
+        data["limits"] = data["limits"] or {}
+        created = tournament_create(
+            **data,
+            versions=list(form.cleaned_data["versions"]),
+            seed=form.cleaned_data["seed"],
+            created_by=request.user,
+        )
+        obj.pk = created.pk
+        obj.refresh_from_db()
+
+    @admin.action(description="Start now (freeze entries, pair round 1)")
+    def start_now(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        for tournament in queryset:
+            after = tournament_start(tournament_id=tournament.pk, force=True)
+            self.message_user(request, f"{after.name}: {after.status}", messages.SUCCESS)
+
+    @admin.action(description="Advance (if the round's matches have all ended)")
+    def advance(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        for tournament in queryset:
+            after = tournament_advance(tournament_id=tournament.pk)
+            self.message_user(request, f"{after.name}: {after.status}, round {after.round_number}", messages.SUCCESS)
+
+    @admin.action(description="Cancel (its pending matches are cancelled)")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        for tournament in queryset:
+            try:
+                tournament_cancel(tournament=tournament, note=f"cancelled by {request.user}")
+                self.message_user(request, f"{tournament.name}: cancelled", messages.SUCCESS)
+            except ApplicationError as error:
+                self.message_user(request, error.message, messages.WARNING)
+
+
+class RecurringTournamentForm(forms.ModelForm):
+    class Meta:
+        model = RecurringTournament
+        fields = RECURRING_FIELDS
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean()
+        if not self.errors:
+            probe = RecurringTournament(**{name: data.get(name) for name in RECURRING_FIELDS})
+            probe.options, probe.limits = probe.options or {}, probe.limits or {}
+            try:
+                recurring_tournament_check(probe)
+            except ApplicationError as error:
+                raise ValidationError(error.message) from error
+        return data
+
+
+@admin.register(RecurringTournament)
+class RecurringTournamentAdmin(admin.ModelAdmin):
+    """A template: every ``every`` from ``next_run_at`` the tournaments tick makes a tournament."""
+
+    form = RecurringTournamentForm
+    list_display = ("name", "format", "participation", "every", "next_run_at", "last_run_at", "enabled")
+    list_filter = ("enabled", "format", "participation")
+    readonly_fields = ("last_run_at", "created_at")
+
+    def save_model(self, request: HttpRequest, obj: RecurringTournament, form: forms.ModelForm, change: bool) -> None:
+        fields = {name: form.cleaned_data[name] for name in RECURRING_FIELDS}
+        fields["options"], fields["limits"] = fields["options"] or {}, fields["limits"] or {}
+        saved = recurring_tournament_save(recurring=obj if change else None, **fields)
+        obj.pk = saved.pk

@@ -24,7 +24,9 @@ from tournaments.services.tournaments import recurring_tournament_save
 class RecurringTournamentSerializer(serializers.ModelSerializer):
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
     table_size = serializers.IntegerField(min_value=2, max_value=5, default=2)
-    options = serializers.DictField(required=False, default=dict, help_text="rounds, cycles, advance, grand_final_reset")
+    options = serializers.DictField(
+        required=False, default=dict, help_text="rounds, cycles, advance, grand_final_reset"
+    )
     games_per_pairing = serializers.IntegerField(min_value=1, max_value=1000, default=8)
     ruleset = serializers.ChoiceField(choices=list(RULESETS), default=STANDARD)
     limits = serializers.DictField(required=False, default=dict, help_text="Time and memory limits of each match.")

@@ -36,11 +36,19 @@ MARGIN = 8
 BAND_GAP = 36
 
 
+def running_and_upcoming(limit: int | None = None) -> dict[str, Any]:
+    """Running tournaments (latest first) and upcoming ones (soonest first), for the list and
+    the home page."""
+    tournaments = Tournament.objects.annotate(entry_count=Count("entries")).defer("state")
+    running = tournaments.filter(status=Tournament.Status.RUNNING).order_by("-started_at")
+    upcoming = tournaments.filter(status__in=Tournament.NOT_STARTED).order_by("starts_at")
+    return {"running": running[:limit] if limit else running, "upcoming": upcoming[:limit] if limit else upcoming}
+
+
 def tournament_list(request: HttpRequest) -> HttpResponse:
     tournaments = Tournament.objects.annotate(entry_count=Count("entries")).defer("state")
     context = {
-        "running": tournaments.filter(status=Tournament.Status.RUNNING).order_by("-started_at"),
-        "upcoming": tournaments.filter(status__in=Tournament.NOT_STARTED).order_by("starts_at"),
+        **running_and_upcoming(),
         "past": tournaments.filter(status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]).order_by(
             "-finished_at"
         )[:50],
@@ -119,23 +127,27 @@ def bracket_drawing(bracket: dict[str, Any]) -> dict[str, Any]:
     for number in (0, 1):
         offset = MARGIN if number == 0 else bottoms[0] + BAND_GAP
         placed: dict[int, float] = {}
-        for key in sorted((k for k in order if band[k] == number and not _is_final(matches[k])), key=column.get):
+        for key in sorted(
+            (k for k in order if band[k] == number and not _is_final(matches[k])), key=column.__getitem__
+        ):
             feeders = [top[s] for s in sources[key] if s in top and band[s] == number]
             wanted = sum(feeders) / len(feeders) if feeders else offset
             y = max(wanted, placed.get(column[key], offset))
             top[key] = y
             placed[column[key]] = y + height + GAP_Y
         bottoms[number] = max([offset, *placed.values()])
-    for key in sorted((k for k in matches if _is_final(matches[k])), key=column.get):
+    for key in sorted((k for k in matches if _is_final(matches[k])), key=column.__getitem__):
         feeders = [top[s] for s in sources[key] if s in top]
         top[key] = sum(feeders) / len(feeders) if feeders else MARGIN
     names = bracket.get("names", {})
     boxes = [_box(matches[key], column[key], top[key], height, names) for key in order]
+    # Lines inside a band and into the final; a drop from the winners' bracket into the losers' is
+    # named in its slot instead (a line across the bands would cross everything).
     lines = [
         _line(column[source], top[source], column[key], top[key], slot, height)
         for key in order
         for slot, source in enumerate(sources[key])
-        if source in top
+        if source in top and (band[source] == band[key] or _is_final(matches[key]))
     ]
     width = (max(column.values()) + 1) * (BOX_WIDTH + GAP_X) - GAP_X + 2 * MARGIN
     return {
@@ -198,6 +210,7 @@ def _box(match: dict[str, Any], column: int, top: float, height: int, names: dic
             {
                 "y": top + (number + 2) * LINE - 5,
                 "label": label or "—",
+                "from": slot["from"],
                 "known": entrant is not None,
                 "place": placed.get(entrant) if entrant is not None else None,
                 "won": match["result"] is not None and placed.get(entrant) == 1,

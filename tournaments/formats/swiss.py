@@ -23,7 +23,8 @@ groups as rematches allow. Rematches at tables are kept to a minimum this way, n
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import cast
 
 import networkx as nx
@@ -32,6 +33,7 @@ from .model import EntrantId
 from .seating import SeatBook
 
 Cost = tuple[int, ...]  # compared in order: the first differing entry decides
+EXACT_SPLITS = 6000  # fields with at most this many splits into tables are searched exhaustively
 
 
 def pair_two_seats(
@@ -142,34 +144,116 @@ def fill_tables(
     seats: SeatBook | None = None,
 ) -> list[list[EntrantId]]:
     """Tables in standings order, then improved by swaps (see the module's notes). With
-    ``seats``, tables where everyone can take one of its least-used seats come before points."""
-    tables = [list(order[start : start + table_size]) for start in range(0, len(order), table_size)]
+    ``seats``, the seat counts come second: if the swaps leave someone without one of its
+    least-used seats, tables built seat by seat (``seat_first_tables``, starting from each seat
+    in turn) and improved by the same swaps are tried too, and the best is kept."""
 
-    def cost(table: list[EntrantId]) -> tuple[int, int, int]:
+    def cost(table: Sequence[EntrantId]) -> tuple[int, int, int]:
         rematches = spread = 0
         for first, second in itertools.combinations(table, 2):
             rematches += met.get(frozenset((first, second)), 0)
             spread += (points[first] - points[second]) ** 2
         return rematches, seats.excess(table) if seats else 0, spread
 
-    def pair_cost(first: list[EntrantId], second: list[EntrantId]) -> tuple[int, ...]:
-        return tuple(a + b for a, b in zip(cost(first), cost(second)))
+    def total(tables: Sequence[Sequence[EntrantId]]) -> tuple[int, ...]:
+        return tuple(sum(column) for column in zip(*map(cost, tables)))
 
-    improved = True
-    while improved:
-        improved = False
-        for first, second in itertools.combinations(tables, 2):
-            for i, j in itertools.product(range(table_size), repeat=2):
-                before = pair_cost(first, second)
-                first[i], second[j] = second[j], first[i]
-                if pair_cost(first, second) < before:
-                    improved = True
-                else:
-                    first[i], second[j] = second[j], first[i]
+    if _splits(len(order), table_size) <= EXACT_SPLITS:
+        tables = min(_every_split(list(order), table_size), key=total)
+    else:
+        tables = _improve(
+            [list(order[start : start + table_size]) for start in range(0, len(order), table_size)], total
+        )
+    if seats is not None and total(tables)[1] > 0 and _splits(len(order), table_size) > EXACT_SPLITS:
+        for first_seat in range(table_size):
+            seat_first = seat_first_tables(order, points, met, table_size, seats, first_seat)
+            if seat_first is None:
+                break
+            seat_first = _improve(seat_first, total)
+            if total(seat_first) < total(tables):
+                tables = seat_first
     rank = {entrant: index for index, entrant in enumerate(order)}
     for table in tables:
         table.sort(key=rank.__getitem__)
     tables.sort(key=lambda table: rank[table[0]])
+    return tables
+
+
+def _splits(count: int, table_size: int) -> int:
+    """How many ways there are to split ``count`` entrants into tables of ``table_size``."""
+    tables = count // table_size
+    return math.factorial(count) // (math.factorial(table_size) ** tables * math.factorial(tables))
+
+
+def _every_split(entrants: list[EntrantId], table_size: int) -> Iterator[list[list[EntrantId]]]:
+    """Every split into tables, the standings-order split first."""
+    if not entrants:
+        yield []
+        return
+    first, rest = entrants[0], entrants[1:]
+    for others in itertools.combinations(rest, table_size - 1):
+        remaining = [entrant for entrant in rest if entrant not in others]
+        for split in _every_split(remaining, table_size):
+            yield [[first, *others], *split]
+
+
+def _improve(
+    tables: list[list[EntrantId]], total: Callable[[Sequence[Sequence[EntrantId]]], tuple[int, ...]]
+) -> list[list[EntrantId]]:
+    """Swap two entrants of different tables while that lowers the cost of those two tables."""
+    improved = True
+    while improved:
+        improved = False
+        for first, second in itertools.combinations(tables, 2):
+            for i, j in itertools.product(range(len(first)), range(len(second))):
+                before = total((first, second))
+                first[i], second[j] = second[j], first[i]
+                if total((first, second)) < before:
+                    improved = True
+                else:
+                    first[i], second[j] = second[j], first[i]
+    return tables
+
+
+def seat_first_tables(
+    order: Sequence[EntrantId],
+    points: Mapping[EntrantId, int],
+    met: Mapping[frozenset[EntrantId], int],
+    table_size: int,
+    seats: SeatBook,
+    first_seat: int = 0,
+) -> list[list[EntrantId]] | None:
+    """Tables built seat by seat: give everyone one of its least-used seats so that each seat has
+    one entrant per table (a maximum flow; None if no such choice exists), then put the entrants
+    of seat ``first_seat`` one per table in standings order, and join the next seats' entrants
+    (cyclically) to the tables by a least-cost assignment (rematches, then the points spread)."""
+    count = len(order) // table_size
+    flows = nx.DiGraph()
+    for entrant in order:
+        counts = [seats.count(entrant, seat) for seat in range(table_size)]
+        flows.add_edge("in", ("entrant", entrant), capacity=1)
+        for seat in range(table_size):
+            if counts[seat] == min(counts):
+                flows.add_edge(("entrant", entrant), ("seat", seat), capacity=1)
+    for seat in range(table_size):
+        flows.add_edge(("seat", seat), "out", capacity=count)
+    value, flow = nx.maximum_flow(flows, "in", "out")
+    if value < len(order):
+        return None
+    by_seat = [[e for e in order if flow[("entrant", e)].get(("seat", seat), 0)] for seat in range(table_size)]
+    by_seat = by_seat[first_seat:] + by_seat[:first_seat]
+    tables = [[entrant] for entrant in by_seat[0]]
+    for joining in by_seat[1:]:
+        costs: dict[tuple[object, object], Cost] = {}
+        for index, table in enumerate(tables):
+            for entrant in joining:
+                rematches = sum(met.get(frozenset((entrant, other)), 0) for other in table)
+                spread = sum((points[entrant] - points[other]) ** 2 for other in table)
+                costs[(("table", index), entrant)] = (rematches, spread)
+        nodes: list[object] = [("table", index) for index in range(count)]
+        for end_a, end_b in _min_cost_perfect_matching(nodes + list(joining), costs):
+            table_node, joiner = (end_a, end_b) if isinstance(end_a, tuple) else (end_b, end_a)
+            tables[cast(tuple[str, int], table_node)[1]].append(cast(EntrantId, joiner))
     return tables
 
 

@@ -92,6 +92,56 @@ def tournament_settings_check(
 # --- Creating and signing up ------------------------------------------------------------------
 
 
+def tournament_create_check(
+    *,
+    format: str,
+    starts_at: datetime,
+    table_size: int = 2,
+    options: dict[str, Any] | None = None,
+    games_per_pairing: int = 8,
+    duplicate_deals: bool = True,
+    ruleset: str = "standard",
+    limits: dict[str, Any] | None = None,
+    participation: str = "chosen",
+    versions: Sequence[BotVersion] = (),
+    signup_deadline: datetime | None = None,
+    max_entrants: int | None = None,
+) -> datetime | None:
+    """Raise ApplicationError unless ``tournament_create`` would accept these; returns the
+    sign-up deadline it would use."""
+    if timezone.is_naive(starts_at):
+        raise ApplicationError("starts_at needs a time zone (times are kept in UTC)")
+    if participation not in Tournament.Participation.values:
+        raise ApplicationError(f"participation must be one of {', '.join(Tournament.Participation.values)}")
+    chosen = participation == Tournament.Participation.CHOSEN
+    if chosen and len({version.pk for version in versions}) != len(versions):
+        raise ApplicationError("a version can enter only once")
+    if not chosen and versions:
+        raise ApplicationError(f"versions are chosen only with participation 'chosen', not {participation!r}")
+    for version in versions:
+        if version.status != BotVersion.Status.ACTIVE:
+            raise ApplicationError(f"{version.label} is {version.status}; only active versions can enter")
+    if max_entrants is not None and (max_entrants < 2 or (chosen and len(versions) > max_entrants)):
+        raise ApplicationError("max_entrants must be at least 2 and hold the chosen versions")
+    tournament_settings_check(
+        format=format,
+        table_size=table_size,
+        options=options or {},
+        games_per_pairing=games_per_pairing,
+        duplicate_deals=duplicate_deals,
+        ruleset=ruleset,
+        limits=limits or {},
+        entrants=len(versions) if chosen else None,
+    )
+    if participation == Tournament.Participation.OPEN:
+        signup_deadline = signup_deadline or starts_at
+        if signup_deadline > starts_at:
+            raise ApplicationError("sign-up must close by the start")
+    elif signup_deadline is not None:
+        raise ApplicationError("a sign-up deadline goes only with open sign-up")
+    return signup_deadline
+
+
 @transaction.atomic
 def tournament_create(
     *,
@@ -118,36 +168,20 @@ def tournament_create(
     tournaments tick as a safety net). Chosen versions enter now; open sign-up takes entries
     until ``signup_deadline`` (default: the start); every active version enters at the start."""
     options, limits = dict(options or {}), dict(limits or {})
-    if timezone.is_naive(starts_at):
-        raise ApplicationError("starts_at needs a time zone (times are kept in UTC)")
-    if participation not in Tournament.Participation.values:
-        raise ApplicationError(f"participation must be one of {', '.join(Tournament.Participation.values)}")
-    chosen = participation == Tournament.Participation.CHOSEN
-    if chosen and len({version.pk for version in versions}) != len(versions):
-        raise ApplicationError("a version can enter only once")
-    if not chosen and versions:
-        raise ApplicationError(f"versions are chosen only with participation 'chosen', not {participation!r}")
-    for version in versions:
-        if version.status != BotVersion.Status.ACTIVE:
-            raise ApplicationError(f"{version.label} is {version.status}; only active versions can enter")
-    if max_entrants is not None and (max_entrants < 2 or (chosen and len(versions) > max_entrants)):
-        raise ApplicationError("max_entrants must be at least 2 and hold the chosen versions")
-    tournament_settings_check(
+    signup_deadline = tournament_create_check(
         format=format,
+        starts_at=starts_at,
         table_size=table_size,
         options=options,
         games_per_pairing=games_per_pairing,
         duplicate_deals=duplicate_deals,
         ruleset=ruleset,
         limits=limits,
-        entrants=len(versions) if chosen else None,
+        participation=participation,
+        versions=versions,
+        signup_deadline=signup_deadline,
+        max_entrants=max_entrants,
     )
-    if participation == Tournament.Participation.OPEN:
-        signup_deadline = signup_deadline or starts_at
-        if signup_deadline > starts_at:
-            raise ApplicationError("sign-up must close by the start")
-    elif signup_deadline is not None:
-        raise ApplicationError("a sign-up deadline goes only with open sign-up")
     tournament = Tournament.objects.create(
         name=name,
         format=format,
@@ -480,7 +514,8 @@ RECURRING_FIELDS = (
 )
 
 
-def _recurring_check(recurring: RecurringTournament) -> None:
+def recurring_tournament_check(recurring: RecurringTournament) -> None:
+    """Raise ApplicationError unless this template makes tournaments."""
     if recurring.participation == Tournament.Participation.CHOSEN:
         raise ApplicationError("a recurring tournament takes every active version or open sign-up")
     if recurring.every.total_seconds() < 60:
@@ -509,7 +544,7 @@ def recurring_tournament_save(*, recurring: RecurringTournament | None = None, *
     recurring = recurring if recurring is not None else RecurringTournament()
     for name, value in fields.items():
         setattr(recurring, name, value)
-    _recurring_check(recurring)
+    recurring_tournament_check(recurring)
     recurring.save()
     return recurring
 

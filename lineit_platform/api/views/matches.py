@@ -21,6 +21,7 @@ from lineit_platform.errors import NotFound
 from tournaments.models import Game, GameFailure, Match, MatchEntrant
 from tournaments.services.match_requests import match_request
 
+from .. import caching
 from ..filters import GameFilter, MatchFilter
 from ..pagination import NewestFirstCursorPagination, OldestFirstCursorPagination
 from ..permissions import may_manage
@@ -82,9 +83,18 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        key = caching.match_detail_key(request, kwargs["pk"])
+        cached = caching.get(key)
+        if cached is not None and not _sees_private(request.user, cached["owners"]):
+            return Response(cached["data"])
         match = self.get_object()
         attach_entrants([match])
-        return Response(self.get_serializer(match).data)
+        data = self.get_serializer(match).data
+        if match.status in caching.FINAL_STATUSES:
+            owners = {failure.version.bot.owner_id for game in match.game_logs.all() for failure in game.failures.all()}
+            if not _sees_private(request.user, owners):  # what every reader sees, and final
+                caching.put(key, {"data": data, "owners": owners})
+        return Response(data)
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         return MatchDetailSerializer if self.action in ("retrieve", "create") else MatchSerializer
@@ -114,6 +124,11 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         match = self.get_queryset().get(pk=match.pk)
         attach_entrants([match])
         return Response(self.get_serializer(match).data, status=status.HTTP_201_CREATED)
+
+
+def _sees_private(user: Any, owners: Iterable[int]) -> bool:
+    """Whether this viewer sees a failure's stderr tail in a match with these failing owners."""
+    return any(may_manage(user, owner) for owner in owners)
 
 
 def _versions_in_order(ids: list[int]) -> list[BotVersion]:

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from tournaments.models import Rating
 
+from .. import caching
 from ..filters import LeaderboardFilter
 from ..serializers import LeaderboardEntrySerializer
 
@@ -45,9 +46,15 @@ class LeaderboardView(generics.ListAPIView):
 
     @extend_schema(operation_id="leaderboard")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        key = caching.leaderboard_key(request)  # changes with every rating
+        cached = caching.get(key)
+        if cached is not None:
+            return Response(cached)
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         first = self.paginator.start_rank() if page is not None else 1
         rows = page if page is not None else []
         context = self.get_serializer_context() | {"rank_of": {row.pk: first + i for i, row in enumerate(rows)}}
         data = LeaderboardEntrySerializer(rows, many=True, context=context).data
-        return self.get_paginated_response(data)
+        response = self.get_paginated_response(data)
+        caching.put(key, response.data)
+        return response

@@ -14,12 +14,14 @@ from tournaments.models import Game, Match
 from .. import selectors
 from ..plots import rating_plot
 from ..replay import replay_sections, replay_view
+from ..tournaments import running_and_upcoming
 
 
 def home(request: HttpRequest) -> HttpResponse:
     context = {
         "leaderboards": selectors.leaderboards(),
         "recent_matches": selectors.recent_matches(limit=15),
+        "tournaments": running_and_upcoming(limit=5),
     }
     return render(request, "web/home.html", context)
 
