@@ -1,19 +1,22 @@
 """API latency under load: leaderboard, match list and match detail over HTTP against gunicorn.
 
-    python benchmarks/api.py [--clients 8] [--seconds 20] [--workers 4] [--refill]
+    python benchmarks/api.py [--clients 8] [--seconds 20] [--workers 3] [--threads 3] [--refill]
 
 Fills its own PostgreSQL database (lineit_bench_api, unless DATABASE_URL says otherwise) with 200
 bots, 1,000 versions, their ratings and 100,000 finished matches (entrants, two games each, a
 failure in one game of twenty), using COPY; a filled database is reused unless --refill. Then it
-starts gunicorn (DEBUG off, persistent database connections) and drives it with concurrent
-clients, each a thread with its own keep-alive HTTP connection, picking at random among:
+starts gunicorn (gthread, DEBUG off, persistent database connections) and drives it with wrk
+(``apt-get install wrk``: a C load generator, so the clients do not eat the server's CPU), 8
+keep-alive connections, each request a random pick among:
 
   leaderboard    GET /api/leaderboard/?ruleset=standard&page=<1..10>
   match list     GET /api/matches/ with no filter, ?bot=, ?version=, ?status=&ranked=, or a cursor page
   match detail   GET /api/matches/<random id>/
 
-It prints p50/p95/p99 latency per endpoint and overall, and requests per second. Goal: p95 under
-50 ms with 8 clients.
+One run per endpoint, then one of the mix. Each prints p50/p95/p99 latency, requests per second,
+and CPU milliseconds per request spent by gunicorn, by PostgreSQL and by the client (read from
+/proc). Without wrk, Python client threads do the same (and take CPU from the server). Goal: p95
+under 50 ms with 8 clients for the mix.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ import http.client
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -211,22 +216,14 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_gunicorn(port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
     environment = os.environ | {"DEBUG": "false", "DATABASE_CONN_MAX_AGE": "600", "LOG_LEVEL": "WARNING"}
     process = subprocess.Popen(
         [
             str(Path(sys.executable).with_name("gunicorn")),
             "lineit_platform.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--worker-class",
-            "gthread",
-            "--threads",
-            "2",
-            "--log-level",
-            "warning",
+            *("--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", "gthread"),
+            *("--threads", str(threads), "--keep-alive", "30", "--log-level", "warning"),
         ],
         cwd=ROOT,
         env=environment,
@@ -253,45 +250,170 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(10)
 
 
+# --- CPU accounting ---------------------------------------------------------------------------
+
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ms(pids: list[int]) -> float:
+    """User and system CPU of these processes so far, in milliseconds."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total * TICK_MS
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _database_backends() -> list[int]:
+    """PostgreSQL's processes serving the benchmark database (gunicorn keeps its connections)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+class CpuMeter:
+    """CPU used by gunicorn (master and workers) and by the database backends during a run."""
+
+    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+        self.server = [server.pid, *_children(server.pid)]
+        self.database = _database_backends()
+        self.started = (_cpu_ms(self.server), _cpu_ms(self.database))
+
+    def used(self) -> tuple[float, float]:
+        return _cpu_ms(self.server) - self.started[0], _cpu_ms(self.database) - self.started[1]
+
+
+# --- The workload -----------------------------------------------------------------------------
+
+ENDPOINTS = ("leaderboard", "match list", "match detail")
+
+
 class Workload:
     def __init__(self, bot_ids: list[int], version_ids: list[int], cursors: list[str]) -> None:
         self.bot_ids, self.version_ids, self.cursors = bot_ids, version_ids, cursors
 
-    def pick(self, rng: random.Random) -> tuple[str, str]:
-        roll = rng.random()
-        if roll < 1 / 3:
-            return "leaderboard", f"/api/leaderboard/?ruleset=standard&page={rng.randint(1, 10)}"
-        if roll < 2 / 3:
-            choice = rng.randrange(5)
+    def pick(self, rng: random.Random, only: str | None = None) -> tuple[str, str]:
+        name = only or ENDPOINTS[rng.randrange(3)]
+        if name == "leaderboard":
+            return name, f"/api/leaderboard/?ruleset=standard&page={rng.randint(1, 10)}"
+        if name == "match list":
             query = [
                 "",
                 f"?bot={rng.choice(self.bot_ids)}",
                 f"?version={rng.choice(self.version_ids)}",
                 "?status=finished&ranked=true",
                 f"?cursor={rng.choice(self.cursors)}" if self.cursors else "",
-            ][choice]
-            return "match list", f"/api/matches/{query}"
-        return "match detail", f"/api/matches/{rng.randint(1, MATCHES)}/"
+            ][rng.randrange(5)]
+            return name, f"/api/matches/{query}"
+        return name, f"/api/matches/{rng.randint(1, MATCHES)}/"
 
 
-def client(port: int, workload: Workload, until: float, seed: int, results: list[tuple[str, float, int]]) -> None:
-    rng = random.Random(seed)
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Accept": "application/json", "Connection": "keep-alive"}
-    while time.monotonic() < until:
-        name, path = workload.pick(rng)
-        started = time.perf_counter()
-        try:
-            connection.request("GET", path, headers=headers)
-            response = connection.getresponse()
-            response.read()
-            status = response.status
-        except (OSError, http.client.HTTPException):
-            connection.close()
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            status = 0
-        results.append((name, (time.perf_counter() - started) * 1000, status))
-    connection.close()
+class Result:
+    def __init__(self, name: str, seconds: float, requests: int, errors: int, latencies_ms: list[float]) -> None:
+        self.name, self.seconds, self.requests, self.errors = name, seconds, requests, errors
+        self.latencies_ms = latencies_ms  # p50, p95, p99, max
+        self.cpu_ms: dict[str, float] = {}
+
+    def row(self) -> str:
+        per = {who: ms / max(self.requests, 1) for who, ms in self.cpu_ms.items()}
+        p50, p95, p99, most = self.latencies_ms
+        return (
+            f"{self.name:<14}{self.requests:>7}{self.requests / self.seconds:>8.0f}{p50:>8.1f}{p95:>8.1f}{p99:>8.1f}"
+            f"{most:>8.1f}{per.get('server', 0):>9.2f}{per.get('database', 0):>7.2f}{per.get('client', 0):>7.2f}"
+            f"{self.errors:>7}"
+        )
+
+
+WRK_SCRIPT = """
+local paths = {}
+function init(args)
+  for line in io.lines(args[1]) do paths[#paths + 1] = line end
+  math.randomseed(tonumber(args[2]))
+end
+function request()
+  return wrk.format("GET", paths[math.random(#paths)], {["Accept"] = "application/json"})
+end
+function done(summary, latency, requests)
+  local errors = summary.errors.status + summary.errors.connect + summary.errors.read
+    + summary.errors.write + summary.errors.timeout
+  io.write(string.format("RESULT %d %d %d %.3f %.3f %.3f %.3f\\n", summary.requests, summary.duration, errors,
+    latency:percentile(50) / 1000, latency:percentile(95) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+end
+"""
+
+
+def run_wrk(port: int, paths: list[str], name: str, clients: int, seconds: float) -> Result:
+    with tempfile.TemporaryDirectory() as folder:
+        script, listing = Path(folder, "rotate.lua"), Path(folder, "paths.txt")
+        script.write_text(WRK_SCRIPT)
+        listing.write_text("\n".join(paths) + "\n")
+        command = ["wrk", "-t", "1", "-c", str(clients), "-d", f"{max(1, round(seconds))}s", "--timeout", "10s"]
+        command += ["-s", str(script), f"http://127.0.0.1:{port}", "--", str(listing), "1"]
+        before = os.times()
+        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        after = os.times()
+    line = next(line for line in output.splitlines() if line.startswith("RESULT"))
+    requests, duration_us, errors, *latencies = line.split()[1:]
+    result = Result(name, int(duration_us) / 1e6, int(requests), int(errors), [float(v) for v in latencies])
+    result.cpu_ms["client"] = (after.children_user + after.children_system) - (
+        before.children_user + before.children_system
+    )
+    result.cpu_ms["client"] *= 1000
+    return result
+
+
+def run_threads(port: int, paths: list[str], name: str, clients: int, seconds: float) -> Result:
+    """The fallback without wrk: one Python thread per client, each with a keep-alive connection."""
+    times: list[float] = []
+    errors = [0]
+    until = time.monotonic() + seconds
+
+    def client(seed: int) -> None:
+        rng = random.Random(seed)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while time.monotonic() < until:
+            started = time.perf_counter()
+            try:
+                connection.request("GET", rng.choice(paths), headers={"Accept": "application/json"})
+                response = connection.getresponse()
+                response.read()
+                errors[0] += response.status != 200
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                errors[0] += 1
+            times.append((time.perf_counter() - started) * 1000)
+        connection.close()
+
+    started, cpu = time.monotonic(), time.process_time()
+    threads = [threading.Thread(target=client, args=(seed,)) for seed in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    result = Result(name, time.monotonic() - started, len(times), errors[0], [0.0] * 4)
+    result.latencies_ms = [statistics.median(times), percentile(times, 0.95), percentile(times, 0.99), max(times)]
+    result.cpu_ms["client"] = (time.process_time() - cpu) * 1000
+    return result
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -299,31 +421,24 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def report(results: list[tuple[str, float, int]], seconds: float) -> bool:
-    bad = [r for r in results if r[2] != 200]
-    print(f"\n{len(results)} requests in {seconds:.1f} s: {len(results) / seconds:.0f} requests/s, {len(bad)} not 200")
-    print(f"{'endpoint':<14}{'n':>7}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}")
-    groups = sorted({name for name, _, _ in results}) + ["all"]
-    p95_all = 0.0
-    for group in groups:
-        times = [ms for name, ms, _ in results if group in ("all", name)]
-        p95 = percentile(times, 0.95)
-        p95_all = p95 if group == "all" else p95_all
-        print(
-            f"{group:<14}{len(times):>7}{statistics.median(times):>9.1f}{p95:>9.1f}"
-            f"{percentile(times, 0.99):>9.1f}{max(times):>9.1f}"
-        )
-    ok = p95_all < 50 and not bad
-    print(f"goal p95 < 50 ms: {'met' if ok else 'NOT met'}")
-    return ok
+def measure(server: subprocess.Popen[bytes], port: int, paths: list[str], name: str, args: Any) -> Result:
+    run = run_wrk if shutil.which("wrk") and not args.python_clients else run_threads
+    run(port, paths, name, args.clients, args.warmup)
+    meter = CpuMeter(server)
+    result = run(port, paths, name, args.clients, args.seconds)
+    result.cpu_ms["server"], result.cpu_ms["database"] = meter.used()
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--clients", type=int, default=8, help="concurrent keep-alive connections")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each measured run")
     parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (2 threads each)")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=3, help="threads per gunicorn worker")
+    parser.add_argument("--mix-only", action="store_true", help="skip the runs of one endpoint each")
+    parser.add_argument("--python-clients", action="store_true", help="Python threads even when wrk is there")
     parser.add_argument("--refill", action="store_true", help="drop and refill the database")
     args = parser.parse_args()
     ensure_database(drop=args.refill)
@@ -339,18 +454,36 @@ def main() -> None:
     bot_ids = list(Bot.objects.values_list("pk", flat=True))
     version_ids = list(BotVersion.objects.values_list("pk", flat=True))
     port = free_port()
-    server = start_gunicorn(port, args.workers)
+    server = start_gunicorn(port, args.workers, args.threads)
+    results = []
     try:
-        cursors = _cursors(port)
-        workload = Workload(bot_ids, version_ids, cursors)
-        warm: list[tuple[str, float, int]] = []
-        _run(port, workload, args.clients, args.warmup, warm)
-        results: list[tuple[str, float, int]] = []
-        elapsed = _run(port, workload, args.clients, args.seconds, results)
+        workload = Workload(bot_ids, version_ids, _cursors(port))
+        rng = random.Random(7)
+        runs = [] if args.mix_only else list(ENDPOINTS)
+        for only in [*runs, None]:
+            paths = [workload.pick(rng, only)[1] for _ in range(5000)]
+            results.append(measure(server, port, paths, only or "mix", args))
     finally:
         stop(server)
-    print(f"gunicorn: {args.workers} workers x 2 threads; {args.clients} clients; {os.cpu_count()} CPUs")
-    sys.exit(0 if report(results, elapsed) else 1)
+    sys.exit(0 if report(results, args) else 1)
+
+
+def report(results: list[Result], args: Any) -> bool:
+    client = "wrk" if shutil.which("wrk") and not args.python_clients else "Python threads"
+    print(
+        f"\ngunicorn gthread: {args.workers} workers x {args.threads} threads; {args.clients} connections ({client});"
+        f" {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f} at the end"
+    )
+    print(
+        f"{'run':<14}{'n':>7}{'req/s':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>8}"
+        f"{'cpu ms/request: server':>24}{'db':>5}{'client':>8}{'errors':>7}"
+    )
+    for result in results:
+        print(result.row())
+    mix = results[-1]
+    ok = mix.latencies_ms[1] < 50 and not mix.errors
+    print(f"latencies in ms. goal p95 < 50 ms for the mix: {'met' if ok else 'NOT met'}")
+    return ok
 
 
 def _cursors(port: int) -> list[str]:
@@ -369,17 +502,6 @@ def _cursors(port: int) -> list[str]:
         path = f"/api/matches/?page_size=100&cursor={cursor}"
     connection.close()
     return cursors
-
-
-def _run(port: int, workload: Workload, clients: int, seconds: float, results: list[tuple[str, float, int]]) -> float:
-    started = time.monotonic()
-    until = started + seconds
-    threads = [threading.Thread(target=client, args=(port, workload, until, seed, results)) for seed in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return time.monotonic() - started
 
 
 if __name__ == "__main__":

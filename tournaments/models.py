@@ -110,6 +110,8 @@ class MatchEntrant(models.Model):
     class Meta:
         ordering = ["match", "index"]
         constraints = [models.UniqueConstraint(fields=["match", "index"], name="unique_entrant_index")]
+        # The matches of a version (or a bot), newest first: the API's match list filters.
+        indexes = [models.Index(fields=["version", "match"], name="entrant_version_match")]
 
     def __str__(self) -> str:
         return f"{self.match_id}#{self.index} {self.version_id}"

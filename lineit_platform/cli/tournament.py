@@ -38,7 +38,8 @@ examples:
   lineit tournament random greedy heuristic search --format round-robin
   lineit tournament mybot.py greedy heuristic random random --format swiss --rounds 3
   lineit tournament a.py b.py c.py d.py e.py f.py --format single --table-size 3
-  lineit tournament mybot.py greedy heuristic random --format double --replays out/"""
+  lineit tournament mybot.py greedy heuristic random --format double --replays out/
+  lineit tournament a.py b.py c.py d.py e.py f.py g.py --format double --table-size 3"""
 
 FORMAT_TITLES = {
     formats.ROUND_ROBIN: "round robin",

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 MAX_FRAME = 1 << 20
 HEADER = 4
+SEQUENCE = 4  # every frame names the request it answers (protocol.py)
 PIPE_LOST = 125  # exit status when the bot broke the host's pipes (player.py reads it as protocol)
 
 # Host -> parent message types.
@@ -73,6 +74,7 @@ class Channel:
         self.buffer = bytearray(1 << 16)
         self.start = 0  # unread bytes are buffer[start:end]
         self.end = 0
+        self.seq = 0  # the request being answered
 
     def _fill(self, size: int) -> None:
         """Read until ``size`` bytes are buffered."""
@@ -111,7 +113,7 @@ class Channel:
         return value
 
     def send(self, kind: bytes, text: str = "") -> None:
-        payload = kind + text.encode("utf-8", "replace")[: MAX_FRAME - 1]
+        payload = kind + self.seq.to_bytes(SEQUENCE, "big") + text.encode("utf-8", "replace")[: MAX_FRAME - 9]
         data = len(payload).to_bytes(HEADER, "big") + payload
         while data:
             try:
@@ -441,7 +443,7 @@ def report_error(channel: Channel, kind: str, error: BaseException) -> None:
 def serve(channel: Channel, policy: Any) -> None:
     receive, send = channel.receive, channel.send
     while True:
-        operation, payload = receive()
+        operation, payload, channel.seq = receive()
         try:
             if operation == "act":
                 action = policy.act(payload)

@@ -226,7 +226,8 @@ class SandboxedPlayer:
             self._gate.activate(self)
         if channel.has_unread():
             self._stray()
-        request = marshal.dumps((operation, payload), MARSHAL_VERSION)
+        channel.expected += 1
+        request = marshal.dumps((operation, payload, channel.expected), MARSHAL_VERSION)
         try:
             # A frozen host cannot read: it is thawed once its request is in the pipe (or as
             # soon as the pipe is full), and resumes straight into reading it.

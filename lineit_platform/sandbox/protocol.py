@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 MAX_FRAME = 1 << 20
 HEADER = 4
+SEQUENCE = 4  # bytes of the request number after a host frame's kind byte
 
 
 class ChannelTimeout(Exception):
@@ -45,6 +46,10 @@ class Channel:
         self._writable = select.poll()
         self._writable.register(to_host, select.POLLOUT)
         os.set_blocking(from_host, False)
+        # Every frame from the host carries, after its kind byte, the number of the request it
+        # answers (0 before the first request). A frame a bot's thread forges out of turn does
+        # not, so it can never be taken for the answer to a later request.
+        self.expected = 0
 
     def has_unread(self) -> bool:
         """Whether the host wrote something nobody asked for (or closed its end)."""
@@ -84,7 +89,7 @@ class Channel:
                     self._start = begin + size
                     if self._start == self._end:
                         self._start = self._end = 0
-                    return payload
+                    return self._answer(payload)
             if self._start + needed > len(self._buffer):
                 self._make_room(needed)
             if not self._readable.poll(_milliseconds(deadline)):
@@ -97,6 +102,12 @@ class Channel:
             if not count:
                 raise ChannelClosed("the bot's end of the pipe is closed")
             self._end += count
+
+    def _answer(self, payload: bytes) -> bytes:
+        """The frame without its request number, once that number is the one expected."""
+        if len(payload) < 1 + SEQUENCE or int.from_bytes(payload[1 : 1 + SEQUENCE], "big") != self.expected:
+            raise ProtocolViolation("the bot wrote a frame that answers no request (out of turn)")
+        return payload[:1] + payload[1 + SEQUENCE :]
 
     def _make_room(self, needed: int) -> None:
         """Move the unread bytes to the front, and grow the buffer to hold ``needed`` bytes (at

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pyseccomp
 import pytest
-from conftest import FAST, hostile_bot, play_one_game
+from sandbox_helpers import FAST, hostile_bot, play_one_game
 
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.players import InProcessPlayer

@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import hostile_bot
+from sandbox_helpers import hostile_bot
 
 from lineit_platform.botkit.failures import BotFailure
 from lineit_platform.botkit.limits import Limits

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import HOSTILE
+from sandbox_helpers import HOSTILE
 
 REPO = Path(__file__).resolve().parents[2]
 SYSTEM_PYTHON = Path("/usr/bin/python3")

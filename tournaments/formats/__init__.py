@@ -1,5 +1,5 @@
 """Tournament formats of Line-it Arena: round robin, Swiss, single and double elimination, each at
-tables of 2 to 5 seats (double elimination: two). Pure Python: no Django, no database, no I/O.
+tables of 2 to 5 seats. Pure Python: no Django, no database, no I/O.
 
 See docs/tournaments.md for the rules; api.py for the functions the Django app calls.
 """

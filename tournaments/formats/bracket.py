@@ -18,8 +18,9 @@ Single elimination, tables of k (2 to 5), the top ``a`` of each table going on (
   order. With two seats this gives the standard bracket: 1 v 16 and 8 v 9 feed one match,
   4 v 13 and 5 v 12 the next (the display order, ``tree_order``).
 
-Double elimination (two seats): the winners bracket above (W rounds). Losers of winners round 1
-pair off in losers round 1 (neighbours in the display order); losers round 2j takes the winners
+Double elimination at two seats (tables of 3 to 5: double_tables.py): the winners bracket above
+(W rounds). Losers of winners round 1 pair off in losers round 1 (neighbours in the display
+order); losers round 2j takes the winners
 of losers round 2j-1 against the losers of winners round j+1, dropped in reversed order when
 j+1 is even and in order when odd, so that those who met recently meet late; odd losers rounds
 halve the field. The losers' champion meets the winners' champion in the grand final (GF);

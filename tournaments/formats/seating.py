@@ -5,11 +5,14 @@ seat order still decides who starts, and which seats the extra games of an incom
 give. The rule: give each table the seat order that adds least to the entrants' counts of
 those seats (which keeps the sum of squares, hence the spread, smallest); on a tie, move each
 entrant away from the seat it had last time; on a tie again, keep the table's order (the
-better-placed entrant sits first).
+better-placed entrant sits first). Swiss at two seats uses chess colours instead
+(``SeatBook.seat_pair``), and Swiss tables are formed so that everyone can take one of its
+least-used seats where possible (``SeatBook.excess``).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from typing import cast
@@ -89,18 +92,7 @@ class SeatBook:
         nobody's counts drift apart by more than one)."""
         key = tuple(sorted(table))
         if key not in self._excess:
-            rows = [self.counts.get(entrant, [0] * self.table_size) for entrant in key]
-            extra = [[count - min(row) for count in row] for row in rows]
-            best: dict[int, int] = {0: 0}  # seats taken (bit mask) -> least excess so far
-            for row in extra:
-                step: dict[int, int] = {}
-                for mask, total in best.items():
-                    for seat in range(self.table_size):
-                        if not mask >> seat & 1:
-                            taken = mask | 1 << seat
-                            step[taken] = min(step.get(taken, total + row[seat]), total + row[seat])
-                best = step
-            self._excess[key] = min(best.values())
+            self._excess[key] = _least_excess(tuple(sorted(self._above_least(entrant) for entrant in key)))
         return self._excess[key]
 
     def seat(self, table: Sequence[EntrantId]) -> tuple[EntrantId, ...]:
@@ -118,6 +110,27 @@ class SeatBook:
         """Most-used seat minus least-used seat (seats up to the table size)."""
         counts = self.counts.get(entrant, [0] * self.table_size)
         return max(counts) - min(counts)
+
+    def _above_least(self, entrant: EntrantId) -> tuple[int, ...]:
+        counts = self.counts.get(entrant, [0] * self.table_size)
+        least = min(counts)
+        return tuple(count - least for count in counts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _least_excess(rows: tuple[tuple[int, ...], ...]) -> int:
+    """The least sum of ``rows[i][seat_i]`` over distinct seats (a small assignment problem,
+    solved over the sets of seats taken)."""
+    best: dict[int, int] = {0: 0}
+    for row in rows:
+        step: dict[int, int] = {}
+        for mask, total in best.items():
+            for seat, extra in enumerate(row):
+                if not mask >> seat & 1:
+                    taken = mask | 1 << seat
+                    step[taken] = min(step.get(taken, total + extra), total + extra)
+        best = step
+    return min(best.values())
 
 
 def equitable_seats(tables: Sequence[Sequence[EntrantId]], table_size: int) -> list[tuple[EntrantId, ...]]:

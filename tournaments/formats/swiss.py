@@ -1,23 +1,37 @@
-"""Swiss pairings: entrants of equal points meet, nobody meets twice, nobody gets two byes.
+"""Swiss pairings: entrants of equal points meet, nobody meets twice, nobody gets two byes, and
+everyone's seat counts stay within one of each other wherever the pairings allow.
 
 Two seats: a minimum-cost perfect matching (networkx, blossom algorithm) over the entrants and,
-with an odd field, a bye node. Costs, from the most to the least important:
+with an odd field, a bye node. Costs are compared entry by entry (each entry outweighs any sum of
+the later ones), from the most to the least important:
 
-1. a rematch, or a second bye: only when no pairing without one exists (rematches are then as
-   few as possible); a second bye only when everyone has had one;
-2. two entrants who both started two or more times more often in the same seat than in the
-   other (one of them would then lean three ways);
-3. the points gap of each pair, squared (pairs within a score group cost nothing here; the
-   matching floats as few entrants as possible, by as little as possible);
-   the bye goes to the lowest-placed entrant without one (a bye pairs with "minus half a point");
-4. seats: two entrants who both started more often in the same seat;
-5. within a score group, top half against bottom half (1 v 5, 2 v 6, ... in a group of 8):
+1. a second bye: only when everyone has had one;
+2. rematches: only when no pairing without one exists (then as few as possible);
+3. a seat clash: two entrants who both started more often in the same seat (the lean,
+   first-seat starts minus second-seat starts, of the same sign): one of them would drift two
+   apart; counted as the smaller of the two leans;
+4. the points gap of each pair, squared (pairs within a score group cost nothing here; the
+   matching floats as few entrants as possible, by as little as possible); the bye goes to the
+   lowest-placed entrant without one (a bye pairs with "minus half a point");
+5. two even entrants who both sat in the same seat last time (one would sit there twice running);
+6. within a score group, top half against bottom half (1 v 5, 2 v 6, ... in a group of 8):
    the cost is (distance in the standings - half the group)^2.
 
+Seats then follow chess colours (SeatBook.seat_pair): each gets the seat it is due. Since every
+lean is then -1, 0 or +1 and the leans add up to zero, a pairing without clashes always exists
+before rematches are counted; seats drift two apart only when every rematch-free pairing has a
+clash (late rounds of long Swisses of small fields).
+
 Tables of 3 to 5: the ``n mod k`` lowest-placed entrants without a bye sit out; the others fill
-the tables in standings order (best k at table 1), then two entrants of different tables swap
-while that lowers (rematches x 10^9, points spread squared): tables are then as close to score
-groups as rematches allow. Rematches at tables are kept to a minimum this way, not forbidden.
+the tables to the least (rematches, seat excess, points spread), compared in that order.
+Rematches count earlier meetings of each pair at the table; the seat excess of a table is the
+least, over its seat orders, of how far above its least-used seat each entrant sits (0: nobody's
+seat counts drift more than one apart); the points spread sums the squared points gaps. Fields
+with at most EXACT_SPLITS splits into tables try every split. Larger ones fill the tables in
+standings order (best k at table 1), then swap two entrants of different tables while that
+lowers the cost; if someone is then still above its least-used seat, tables built seat by seat
+(seat_first_tables) and improved by the same swaps are tried as well. Rematches at tables are
+kept few this way, not forbidden.
 """
 
 from __future__ import annotations
@@ -33,7 +47,7 @@ from .model import EntrantId
 from .seating import SeatBook
 
 Cost = tuple[int, ...]  # compared in order: the first differing entry decides
-EXACT_SPLITS = 6000  # fields with at most this many splits into tables are searched exhaustively
+EXACT_SPLITS = 1000  # fields with at most this many splits into tables are searched exhaustively
 
 
 def pair_two_seats(
@@ -148,30 +162,35 @@ def fill_tables(
     least-used seats, tables built seat by seat (``seat_first_tables``, starting from each seat
     in turn) and improved by the same swaps are tried too, and the best is kept."""
 
+    known: dict[tuple[EntrantId, ...], tuple[int, int, int]] = {}
+
     def cost(table: Sequence[EntrantId]) -> tuple[int, int, int]:
-        rematches = spread = 0
-        for first, second in itertools.combinations(table, 2):
-            rematches += met.get(frozenset((first, second)), 0)
-            spread += (points[first] - points[second]) ** 2
-        return rematches, seats.excess(table) if seats else 0, spread
+        key = tuple(sorted(table))
+        if key not in known:
+            rematches = spread = 0
+            for first, second in itertools.combinations(key, 2):
+                rematches += met.get(frozenset((first, second)), 0)
+                spread += (points[first] - points[second]) ** 2
+            known[key] = (rematches, seats.excess(key) if seats else 0, spread)
+        return known[key]
 
     def total(tables: Sequence[Sequence[EntrantId]]) -> tuple[int, ...]:
         return tuple(sum(column) for column in zip(*map(cost, tables)))
 
-    if _splits(len(order), table_size) <= EXACT_SPLITS:
+    exact = _splits(len(order), table_size) <= EXACT_SPLITS
+    if exact:
         tables = min(_every_split(list(order), table_size), key=total)
     else:
-        tables = _improve(
-            [list(order[start : start + table_size]) for start in range(0, len(order), table_size)], total
-        )
-    if seats is not None and total(tables)[1] > 0 and _splits(len(order), table_size) > EXACT_SPLITS:
-        for first_seat in range(table_size):
-            seat_first = seat_first_tables(order, points, met, table_size, seats, first_seat)
-            if seat_first is None:
-                break
-            seat_first = _improve(seat_first, total)
-            if total(seat_first) < total(tables):
-                tables = seat_first
+        tables = _improve([list(order[at : at + table_size]) for at in range(0, len(order), table_size)], total)
+    for first_seat in range(table_size if seats is not None and not exact else 0):
+        if total(tables)[1] == 0:
+            break
+        seat_first = seat_first_tables(order, points, met, table_size, cast(SeatBook, seats), first_seat)
+        if seat_first is None:
+            break
+        seat_first = _improve(seat_first, total)
+        if total(seat_first) < total(tables):
+            tables = seat_first
     rank = {entrant: index for index, entrant in enumerate(order)}
     for table in tables:
         table.sort(key=rank.__getitem__)
@@ -205,11 +224,12 @@ def _improve(
     while improved:
         improved = False
         for first, second in itertools.combinations(tables, 2):
+            before = total((first, second))
             for i, j in itertools.product(range(len(first)), range(len(second))):
-                before = total((first, second))
                 first[i], second[j] = second[j], first[i]
-                if total((first, second)) < before:
-                    improved = True
+                after = total((first, second))
+                if after < before:
+                    before, improved = after, True
                 else:
                     first[i], second[j] = second[j], first[i]
     return tables

@@ -37,17 +37,22 @@ from ..throttling import WriteThrottle
 from .bots import ID_PATTERN
 
 
-def attach_entrants(matches: Iterable[Match]) -> None:
-    """Give each match ``entrant_rows``: its entrants with their version and bot, in one query of
-    plain rows (lists show thousands of entrants; model instances would cost far more)."""
-    by_id = {match.pk: match for match in matches}
-    for match in by_id.values():
-        match.entrant_rows = []
-    rows = (
+def attach_entrants(matches: Iterable[Match | dict[str, Any]]) -> None:
+    """Give each match (an instance, or a row of the list) ``entrant_rows``: its entrants with their
+    version and bot, in one query of plain rows (lists show thousands of entrants; model instances
+    would cost far more)."""
+    by_id: dict[int, list[dict[str, Any]]] = {}
+    for match in matches:
+        rows: list[dict[str, Any]] = []
+        if isinstance(match, dict):
+            match["entrant_rows"] = by_id[match["id"]] = rows
+        else:
+            match.entrant_rows = by_id[match.pk] = rows
+    entrants = (
         MatchEntrant.objects.filter(match_id__in=by_id).order_by("match_id", "index").values(*EntrantSerializer.COLUMNS)
     )
-    for row in rows:
-        by_id[row["match_id"]].entrant_rows.append(row)
+    for row in entrants:
+        by_id[row["match_id"]].append(row)
 
 
 def _failures() -> Prefetch[GameFailure]:
@@ -77,7 +82,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         return queryset
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        rows = self.filter_queryset(Match.objects.values(*MatchSerializer.COLUMNS))
+        page = self.paginate_queryset(rows)
         assert page is not None  # every list is paginated
         attach_entrants(page)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
