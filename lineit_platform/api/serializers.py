@@ -360,6 +360,8 @@ class MatchDetailSerializer(MatchSerializer):
         fields = [*MatchSerializer.Meta.fields, "attempts", "sandbox_tier", "limits", "game_logs"]
         read_only_fields = fields
 
+    COLUMNS = (*MatchSerializer.COLUMNS, "attempts", "sandbox_tier", "limits")
+
     def to_representation(self, match: Match) -> dict[str, Any]:
         games = GameSerializer(many=True, context=self.context)
         return super().to_representation(match) | {

@@ -56,7 +56,9 @@ def attach_entrants(matches: Iterable[Match | dict[str, Any]]) -> None:
 
 
 def _failures() -> Prefetch[GameFailure]:
-    return Prefetch("failures", GameFailure.objects.select_related("version__bot").order_by("seat"))
+    # Of the version and the bot, only the owner (who may read the stderr tail).
+    shown = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail", "version__bot__owner_id")
+    return Prefetch("failures", GameFailure.objects.select_related("version__bot").only(*shown).order_by("seat"))
 
 
 def games_queryset() -> QuerySet[Game]:
@@ -74,9 +76,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     throttle_scope = "match_requests"
 
     def get_queryset(self) -> QuerySet[Match]:
-        queryset = Match.objects.select_related("requested_by").defer(
-            "requested_by__password", "requested_by__email", "requested_by__first_name", "requested_by__last_name"
-        )
+        shown = [name for name in MatchDetailSerializer.COLUMNS if "__" not in name]
+        queryset = Match.objects.select_related("requested_by").only(*shown, "requested_by__username")
         if self.action in ("retrieve", "create"):
             queryset = queryset.prefetch_related(Prefetch("game_logs", games_queryset().order_by("index")))
         return queryset
