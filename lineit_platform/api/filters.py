@@ -4,7 +4,7 @@ reach the database as something it cannot hold: bad values are a 400, never a se
 from __future__ import annotations
 
 import copy
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from django import forms
@@ -69,6 +69,9 @@ class BoundedDateTimeField(forms.DateTimeField):
             raise forms.ValidationError("Date-time out of range.", code="invalid") from None
         if result is not None and not 1900 <= result.year <= 9000:
             raise forms.ValidationError("Use a year from 1900 to 9000.", code="invalid")
+        if result is not None and result.tzinfo is not None:
+            # Python accepts offsets up to 24 h, PostgreSQL only up to 15:59: compare in UTC.
+            result = result.astimezone(UTC)
         return result
 
 

@@ -280,18 +280,27 @@ class FailureSerializer(serializers.ModelSerializer):
         fields = ["seat", "version", "kind", "message", "decision", "stderr_tail"]
         read_only_fields = fields
 
+    # The row the match detail reads (GameFailure.objects.values(*COLUMNS)); an instance becomes one.
+    COLUMNS = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail", "version__bot__owner_id")
+
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr_tail(self, failure: GameFailure) -> str | None:
         return failure.stderr_tail if may_manage(_viewer(self), failure.version.bot.owner_id) else None
 
-    def to_representation(self, failure: GameFailure) -> dict[str, Any]:
+    def to_representation(self, failure: GameFailure | dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(failure, dict):
+            return self.to_representation(
+                {name: getattr(failure, name) for name in self.COLUMNS if "__" not in name}
+                | {"version__bot__owner_id": failure.version.bot.owner_id}
+            )
+        shown = may_manage(_viewer(self), failure["version__bot__owner_id"])
         return {
-            "seat": failure.seat,
-            "version": failure.version_id,
-            "kind": failure.kind,
-            "message": failure.message,
-            "decision": failure.decision,
-            "stderr_tail": self.get_stderr_tail(failure),
+            "seat": failure["seat"],
+            "version": failure["version_id"],
+            "kind": failure["kind"],
+            "message": failure["message"],
+            "decision": failure["decision"],
+            "stderr_tail": failure["stderr_tail"] if shown else None,
         }
 
 
@@ -324,23 +333,30 @@ class GameSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    def to_representation(self, game: Game) -> dict[str, Any]:
+    # The row the match detail reads (Game.objects.values(*COLUMNS)), plus ``failure_rows``.
+    COLUMNS = ("id", "match_id", "index", "deal", "deck_seed", "seats", "scores", "ranks", "forfeits", "timings")
+
+    def to_representation(self, game: Game | dict[str, Any]) -> dict[str, Any]:
         # Written out by hand for the speed of long lists; the declared fields stay the schema.
         failure = FailureSerializer(context=self.context)
+        if isinstance(game, dict):
+            row, failures = game, game["failure_rows"]
+        else:
+            row, failures = {name: getattr(game, name) for name in self.COLUMNS}, game.failures.all()
         return {
-            "id": game.pk,
-            "match": game.match_id,
-            "index": game.index,
-            "deal": game.deal,
-            "deck_seed": game.deck_seed,
-            "seats": game.seats,
-            "scores": game.scores,
-            "ranks": game.ranks,
-            "forfeits": game.forfeits,
-            "timings": game.timings,
-            "failures": [failure.to_representation(row) for row in game.failures.all()],
-            "replay_url": self.get_replay_url(game),
-            "verification_url": self.get_verification_url(game),
+            "id": row["id"],
+            "match": row["match_id"],
+            "index": row["index"],
+            "deal": row["deal"],
+            "deck_seed": row["deck_seed"],
+            "seats": row["seats"],
+            "scores": row["scores"],
+            "ranks": row["ranks"],
+            "forfeits": row["forfeits"],
+            "timings": row["timings"],
+            "failures": [failure.to_representation(each) for each in failures],
+            "replay_url": _absolute(self, "api-game-replay", row["id"]),
+            "verification_url": _absolute(self, "api-game-verification", row["id"]),
         }
 
     @extend_schema_field(OpenApiTypes.URI)
@@ -362,13 +378,18 @@ class MatchDetailSerializer(MatchSerializer):
 
     COLUMNS = (*MatchSerializer.COLUMNS, "attempts", "sandbox_tier", "limits")
 
-    def to_representation(self, match: Match) -> dict[str, Any]:
+    @classmethod
+    def row_of(cls, match: Match) -> dict[str, Any]:
+        return super().row_of(match) | {"game_rows": match.game_logs.all()}
+
+    def to_representation(self, match: Match | dict[str, Any]) -> dict[str, Any]:
+        row = match if isinstance(match, dict) else self.row_of(match)
         games = GameSerializer(many=True, context=self.context)
-        return super().to_representation(match) | {
-            "attempts": match.attempts,
-            "sandbox_tier": match.sandbox_tier,
-            "limits": match.limits,
-            "game_logs": games.to_representation(match.game_logs.all()),
+        return super().to_representation(row) | {
+            "attempts": row["attempts"],
+            "sandbox_tier": row["sandbox_tier"],
+            "limits": row["limits"],
+            "game_logs": games.to_representation(row["game_rows"]),
         }
 
 

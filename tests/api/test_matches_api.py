@@ -221,3 +221,12 @@ def test_verification_reports_a_tampered_replay(anonymous, version_factory, play
     Game.objects.filter(pk=game.pk).update(replay=compress_replay(document))
     verification = anonymous.get(f"/api/games/{game.pk}/verification/").json()
     assert verification["ok"] is False and "recorded scores" in verification["message"]
+
+
+def test_a_date_filter_with_an_offset_postgresql_cannot_hold_is_compared_in_utc(db) -> None:  # type: ignore[no-untyped-def]
+    from rest_framework.test import APIClient
+
+    response = APIClient().get("/api/matches/", {"created_after": "7172-06-06T10:21:43-18:06"})
+    assert response.status_code == 200, response.content
+    response = APIClient().get("/api/matches/", {"created_after": "2026-06-06T10:21:43-18:06"})
+    assert response.status_code == 200, response.content
