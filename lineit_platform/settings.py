@@ -272,6 +272,7 @@ CELERY_BEAT_SCHEDULE = {
 
 # --- API (lineit_platform/api) ---------------------------------------------------------------
 
+
 def env_rate(name: str, default: str) -> str:
     """A DRF throttle rate such as ``20/hour`` (``s``, ``min``, ``hour``, ``day`` as the period)."""
     import re

@@ -217,7 +217,7 @@ class MatchSerializer(serializers.ModelSerializer):
     # The row the match list reads (Match.objects.values(*COLUMNS)), plus ``entrant_rows`` (see
     # attach_entrants): plain rows cost far less than model instances. A Match instance (detail,
     # create) is turned into the same row.
-    COLUMNS = (
+    COLUMNS: tuple[str, ...] = (
         "id",
         "status",
         "ruleset",
