@@ -23,7 +23,7 @@ def _worker_name(hostname: str | None) -> str:
     soft_time_limit=settings.MATCH_TIME_LIMIT_SECONDS - settings.MATCH_SOFT_MARGIN_SECONDS,
     max_retries=settings.MATCH_MAX_ATTEMPTS,
 )
-def match_run_task(self, match_id: int) -> str | None:  # type: ignore[no-untyped-def]
+def match_run_task(self, match_id: int) -> str | None:
     from lineit_platform.sandbox import SandboxUnavailable
 
     from .services import match_execute

@@ -42,7 +42,9 @@ class Command(BaseCommand):
             "beat": [celery, "-A", "lineit_platform.celery", "beat", "-l", "info"],
         }
         processes = {name: subprocess.Popen(command) for name, command in commands.items()}
-        self.stdout.write(f"Line-it Arena on http://{options['bind']}/ (admin at /admin/); worker and beat started; Ctrl-C stops them")
+        self.stdout.write(
+            f"Line-it Arena on http://{options['bind']}/ (admin at /admin/); worker and beat started; Ctrl-C stops them"
+        )
         stopping = False
 
         def stop(*_: Any) -> None:
