@@ -1,6 +1,6 @@
 """A new visitor's whole story in Debian's Chromium, against a live server and a real Celery worker
 on PostgreSQL and Redis: sign up, create a bot, upload it, watch it validated, request a match,
-open the replay and step through it with the keyboard. Every page is screenshotted into
+open the replay and step through it with the keyboard, then open a tournament bracket. Every page is screenshotted into
 test-artifacts/screenshots/, and any console error fails the test."""
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from typing import Any
 import pytest
 import redis
 from django.conf import settings
+from django.utils import timezone
 from playwright.sync_api import sync_playwright
 from web_browser import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch, Worker, screenshot, wait_for
 
 from bots.models import BotVersion
 from bots.services import builtin_bots_register
-from tournaments.models import Game, Match
+from tournaments.models import Game, Match, Tournament
 from tournaments.services import match_schedule
+from tournaments.services.tournaments import tournament_create, tournament_start
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -229,12 +231,35 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
         console.check(path)
     assert page.locator("#token").input_value()
 
+    # A tournament between the built-in bots and the new one, played by the worker: its bracket.
+    builtin_bots_register(names=("heuristic",))
+    entrants = list(BotVersion.objects.filter(status=BotVersion.Status.ACTIVE).order_by("id"))[:4]
+    tournament = tournament_create(
+        name="Browser cup", format="single", starts_at=timezone.now(), versions=entrants, games_per_pairing=2
+    )
+    tournament_start(tournament_id=tournament.pk)
+    wait_for(
+        lambda: Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED,
+        "the tournament",
+        timeout=240,
+    )
+    page.goto(f"{base}/tournaments/{tournament.pk}/")
+    assert page.locator("svg a[href^='/matches/']").count() == 3  # two semi-finals and the final
+    assert "Champion:" in page.content()
+    screenshot(page, "14-tournament-bracket")
+    console.check("tournament")
+    page.locator("svg a[href^='/matches/']").first.click()
+    page.wait_for_url(re.compile(r".*/matches/\d+/$"))
+    assert page.locator("a[href$='/replay/']").count() >= 2
+    console.check("tournament match")
+
     # A phone's width.
     page.set_viewport_size({"width": 390, "height": 844})
     for name, path in (
-        ("14-phone-home", "/"),
-        ("15-phone-replay", f"/games/{game.pk}/replay/#d={middle}"),
-        ("16-phone-match", f"/matches/{match.pk}/"),
+        ("15-phone-home", "/"),
+        ("16-phone-replay", f"/games/{game.pk}/replay/#d={middle}"),
+        ("17-phone-match", f"/matches/{match.pk}/"),
+        ("18-phone-tournament", f"/tournaments/{tournament.pk}/"),
     ):
         page.goto(f"{base}{path}")
         screenshot(page, name)
