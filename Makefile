@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: install system-deps services test lint run bench clean
+.PHONY: install engine system-deps services test lint run bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -11,7 +11,12 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $@
 
-install: $(BIN)/.installed
+install: $(BIN)/.installed engine
+
+# The engine's hot modules compiled with mypyc (skipped when current; without a C compiler the
+# engine runs from its Python source). See scripts/build_engine.py.
+engine: $(BIN)/.installed
+	$(BIN)/python scripts/build_engine.py
 
 system-deps:
 	./scripts/install-system-deps.sh
@@ -36,3 +41,4 @@ bench: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -f lineit_platform/engine/*.so lineit_platform/engine/native.json

@@ -8,8 +8,11 @@
 2
 """
 
+# First: it decides whether the compiled hot modules or their Python source are imported.
+from ._implementation import IMPLEMENTATION, WHY_NOT_COMPILED
 from .actions import CLOSE_ACTION, PASS_ACTION, describe, parse_action
 from .cards import ALL_CARDS, BET_CARDS, COLOURS, NUMBER_CARDS, bet_value, card_label, colour_of, is_bet
+from .deal import new_game
 from .determinize import determinize
 from .errors import EngineError, IllegalAction, InvalidSeat, InvalidSetup, ReplayError
 from .explain import explain_illegal as explain_illegal_action
@@ -23,7 +26,7 @@ from .replay import (
     verify_replay,
 )
 from .rules import BGA, MAX_PLAYERS, MIN_PLAYERS, RULES_CHANGELOG, RULES_VERSION, RULESETS, STANDARD
-from .state import PHASE_NAMES, GameState, new_game, rounds_in_game, shuffled_deck
+from .state import PHASE_NAMES, GameState, rounds_in_game, shuffled_deck
 
 __all__ = [
     "ALL_CARDS",
@@ -31,6 +34,7 @@ __all__ = [
     "BGA",
     "CLOSE_ACTION",
     "COLOURS",
+    "IMPLEMENTATION",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "NUMBER_CARDS",
@@ -42,6 +46,7 @@ __all__ = [
     "RULES_CHANGELOG",
     "RULES_VERSION",
     "STANDARD",
+    "WHY_NOT_COMPILED",
     "EngineError",
     "GameState",
     "IllegalAction",

@@ -28,18 +28,17 @@ def determinize(observation: Mapping[str, Any], rng: random.Random) -> GameState
 
 def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
     n = obs["num_players"]
-    state = GameState.__new__(GameState)
-    state.num_players = n
-    state.ruleset = obs["ruleset"]
+    unseen = list(obs["unseen"])
+    rng.shuffle(unseen)
+    unseen_set = set(unseen)
+    deck = [card for card in ALL_CARDS if card not in unseen_set] + unseen
+    state = GameState(n, obs["ruleset"], deck, obs["first_player"], deal=False)
     players = obs["players"]
     state.lines = [Line.from_cards(list(p["line"])) for p in players]
     state.hands = [list(p["hand"]) for p in players]
     state.tokens = [list(p["tokens"]) for p in players]
     state.market = list(obs["market"])
     state.jackpots = [list(pile) for pile in obs["jackpots"]]
-    unseen = list(obs["unseen"])
-    rng.shuffle(unseen)
-    unseen_set = set(unseen)
     visible = unseen_set.union(state.market, *state.hands, *state.jackpots, *(line.cards for line in state.lines))
     elsewhere = [card for card in ALL_CARDS if card not in visible]
     state.piles = []
@@ -48,9 +47,7 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
         state.piles.append(elsewhere[:size])
         del elsewhere[:size]
     state.out = elsewhere
-    state.deck = [card for card in ALL_CARDS if card not in unseen_set] + unseen
     state.position = len(state.deck) - len(unseen)
-    state.first = obs["first_player"]
     state.round = obs["round"] - 1
     phase = PHASE_NAMES.index(obs["phase"])
     state.phase = phase
@@ -71,5 +68,6 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
     state._views = [None] * n
     state._unseen_view = None
     state._jackpots_view = None
+    state._templates = None
     state._recompute_legal()
     return state

@@ -2,7 +2,58 @@
 
 from __future__ import annotations
 
+from typing import Any, Final
+
+from .actions import TAKE_ACTIONS
 from .cards import COLOUR_INDEX
+
+# Per line shape (direction, last number, bet or not), computed once and shared by every line
+# of that shape: ``fit_table[card]`` says whether a card fits, ``take_table[hand_room][card]`` lists the
+# take actions for that card when the hand has room (1) or is full (0). They make the legal
+# actions of a decision a table lookup per market card, the engine's hottest loop.
+FitTable = tuple[bool, ...]
+TakeTable = tuple[tuple[str, ...], ...]
+_TABLES: dict[int, tuple[FitTable, tuple[TakeTable, TakeTable]]] = {}
+
+
+def line_tables(direction: int, last: int, bet: int) -> tuple[FitTable, tuple[TakeTable, TakeTable]]:
+    """The ``fit_table`` and ``take_table`` of a line with this direction, last number and bet."""
+    if direction == 0:
+        last = 0  # with fewer than two numbers every number fits, whatever the last one is
+    key = last * 8 + (direction + 1) * 2 + (1 if bet else 0)
+    tables = _TABLES.get(key)
+    if tables is None:
+        tables = _TABLES[key] = _build_tables(direction, last, bet)
+    return tables
+
+
+# Per card (index 0 unused): the one-card pieces the tables are sliced from.
+_YES: Final = (True,) * len(TAKE_ACTIONS)
+_NO: Final = (False,) * len(TAKE_ACTIONS)
+_LINE: Final = tuple((names[0],) for names in TAKE_ACTIONS)
+_HAND: Final = tuple((names[1],) for names in TAKE_ACTIONS)
+_FORCED: Final = tuple((names[2],) for names in TAKE_ACTIONS)
+_BOTH: Final = tuple(names[:2] for names in TAKE_ACTIONS)
+
+
+def _build_tables(direction: int, last: int, bet: int) -> tuple[FitTable, tuple[TakeTable, TakeTable]]:
+    # Number cards 1..100 fit in one run: all of them with no direction yet, those above
+    # ``last`` going up, those below it going down. Bet cards 101..106 fit when no bet is there.
+    if direction == 0:
+        low, high = 1, 101
+    elif direction > 0:
+        low, high = last + 1, 101
+    else:
+        low, high = 1, max(last, 1)
+
+    def table(fit: tuple[object, ...], unfit: tuple[object, ...]) -> tuple[Any, ...]:
+        bets = unfit[101:] if bet else fit[101:]
+        return unfit[:low] + fit[low:high] + unfit[high:101] + bets
+
+    return table(_YES, _NO), (table(_LINE, _FORCED), table(_BOTH, _HAND))
+
+
+EMPTY_TABLES: Final = line_tables(0, 0, 0)
 
 
 class Line:
@@ -14,7 +65,7 @@ class Line:
     each colour (for the jackpot on the third card of a colour).
     """
 
-    __slots__ = ("after_bet", "bet", "cards", "colours", "direction", "last", "numbers")
+    __slots__ = ("after_bet", "bet", "cards", "colours", "direction", "fit_table", "last", "numbers", "take_table")
 
     def __init__(self) -> None:
         self.cards: list[int] = []
@@ -24,6 +75,7 @@ class Line:
         self.bet = 0
         self.after_bet = 0
         self.colours = [0, 0, 0, 0]
+        self.fit_table, self.take_table = EMPTY_TABLES
 
     @classmethod
     def from_cards(cls, cards: list[int]) -> Line:
@@ -33,7 +85,7 @@ class Line:
         return line
 
     def copy(self) -> Line:
-        other = Line.__new__(Line)
+        other = Line()
         other.cards = self.cards.copy()
         other.numbers = self.numbers
         other.last = self.last
@@ -41,14 +93,13 @@ class Line:
         other.bet = self.bet
         other.after_bet = self.after_bet
         other.colours = self.colours.copy()
+        other.fit_table = self.fit_table
+        other.take_table = self.take_table
         return other
 
     def fits(self, card: int) -> bool:
-        if card > 100:
-            return self.bet == 0
-        if self.numbers < 2:
-            return True
-        return card > self.last if self.direction > 0 else card < self.last
+        """Whether ``card`` fits at the end of this line."""
+        return self.fit_table[card]
 
     def add(self, card: int) -> int:
         """Place a card (it must fit). Returns the colour index whose count just reached
@@ -57,6 +108,7 @@ class Line:
         if card > 100:
             self.bet = card
             self.after_bet = 0
+            self.fit_table, self.take_table = line_tables(self.direction, self.last, card)
             return -1
         if self.numbers == 1:
             self.direction = 1 if card > self.last else -1
@@ -64,6 +116,7 @@ class Line:
         self.last = card
         if self.bet:
             self.after_bet += 1
+        self.fit_table, self.take_table = line_tables(self.direction, card, self.bet)
         colour = COLOUR_INDEX[card]
         count = self.colours[colour] + 1
         self.colours[colour] = count

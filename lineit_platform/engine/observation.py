@@ -37,44 +37,81 @@ def _player_view(state: GameState, seat: int) -> dict[str, Any]:
     }
 
 
-def build_observation(state: GameState, seat: int) -> dict[str, Any]:
+# Every observation has these keys, in this order. A new observation is a copy of its seat's
+# template (the keys fixed for the whole game filled in) with the rest assigned: with this
+# many keys that is about twice as fast as a dict display.
+_KEYS = (
+    "seat",
+    "num_players",
+    "ruleset",
+    "rules_version",
+    "round",
+    "rounds",
+    "first_player",
+    "current_player",
+    "phase",
+    "turn",
+    "final",
+    "market",
+    "jackpots",
+    "players",
+    "unseen",
+    "draw_count",
+    "recent_actions",
+    "legal_actions",
+)
+
+
+def _templates(state: GameState) -> list[dict[str, Any]]:
+    templates = []
+    for seat in range(state.num_players):
+        template = dict.fromkeys(_KEYS)
+        template["seat"] = seat
+        template["num_players"] = state.num_players
+        template["ruleset"] = state.ruleset
+        template["rules_version"] = RULES_VERSION
+        template["rounds"] = _ROUNDS[state.num_players]
+        templates.append(template)
+    return templates
+
+
+def build_observation(state: GameState, seat: object) -> dict[str, Any]:
     """The observation of ``seat``. Parts that did not change since the previous observation
     (a player's view, the unseen cards) are shared between observations: treat an observation
     as read-only. They are copies, never the engine's own lists."""
-    if seat.__class__ is not int or not 0 <= seat < state.num_players:
-        check_seat(state, seat)
+    if type(seat) is not int or not 0 <= seat < state.num_players:
+        seat = check_seat(state, seat)
     views = state._views
-    players = []
-    for other, view in enumerate(views):
-        if view is None:
-            view = views[other] = _player_view(state, other)
-        players.append(view)
+    if None in views:
+        for other, view in enumerate(views):
+            if view is None:
+                views[other] = _player_view(state, other)
     unseen = state._unseen_view
     if unseen is None:
         unseen = state._unseen_view = sorted(state.deck[state.position :])
     jackpots = state._jackpots_view
     if jackpots is None:
         jackpots = state._jackpots_view = [pile.copy() for pile in state.jackpots]
+    templates = state._templates
+    if templates is None:
+        templates = state._templates = _templates(state)
+    observation = templates[seat].copy()
+    observation["round"] = state.round + 1
+    observation["first_player"] = state.first
+    observation["current_player"] = state.current_player
     phase = state.phase
+    observation["phase"] = PHASE_NAMES[phase]
+    if phase == TURN:
+        observation["turn"] = {"took": state.took, "played": state.played, "closed": state.closed}
+    elif phase == FINAL:
+        observation["final"] = {"pass": state.final_pass + 1, "passed": state.passed.copy()}
+    observation["market"] = state.market.copy()
+    observation["jackpots"] = jackpots
+    observation["players"] = views.copy()
+    observation["unseen"] = unseen
+    observation["draw_count"] = len(unseen)
     history = state.history
     mark = state._marks[seat]
-    return {
-        "seat": seat,
-        "num_players": state.num_players,
-        "ruleset": state.ruleset,
-        "rules_version": RULES_VERSION,
-        "round": state.round + 1,
-        "rounds": _ROUNDS[state.num_players],
-        "first_player": state.first,
-        "current_player": state.current_player,
-        "phase": PHASE_NAMES[phase],
-        "turn": {"took": state.took, "played": state.played, "closed": state.closed} if phase == TURN else None,
-        "final": {"pass": state.final_pass + 1, "passed": state.passed.copy()} if phase == FINAL else None,
-        "market": state.market.copy(),
-        "jackpots": jackpots,
-        "players": players,
-        "unseen": unseen,
-        "draw_count": len(unseen),
-        "recent_actions": [[who, action] for who, action in history[mark:]] if mark < len(history) else [],
-        "legal_actions": state._legal.copy() if seat == state.current_player else [],
-    }
+    observation["recent_actions"] = [[who, action] for who, action in history[mark:]] if mark < len(history) else []
+    observation["legal_actions"] = state._legal.copy() if seat == state.current_player else []
+    return observation

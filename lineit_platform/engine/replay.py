@@ -9,9 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .deal import new_game
 from .errors import EngineError, ReplayError
 from .rules import RULES_VERSION
-from .state import GameState, new_game, shuffled_deck
+from .state import GameState, shuffled_deck
 
 REPLAY_FORMAT: Final = "lineit-replay"
 REPLAY_FORMAT_VERSION: Final = 1

@@ -10,14 +10,13 @@ must decide always has a real choice.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from . import actions as A
 from .cards import ALL_CARDS, BET_VALUE, CARD_COUNT, COLOUR_INDEX
-from .errors import IllegalAction, InvalidSeat, InvalidSetup
-from .line import Line
-from .rules import BGA, MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD
+from .errors import IllegalAction, InvalidSeat
+from .line import EMPTY_TABLES, Line, line_tables
+from .rules import BGA
 
 # Phases. ``TURN`` is the bga ruleset's free order; ``FINAL`` the end-game final plays.
 TAKE: Final = 0
@@ -28,10 +27,10 @@ FINAL: Final = 4
 OVER: Final = 5
 PHASE_NAMES: Final = ("take", "play", "close", "turn", "final", "over")
 
-_CLOSE_OR_PASS: Final = (A.CLOSE_ACTION, A.PASS_ACTION)
+_CLOSE_OR_PASS: Final = [A.CLOSE_ACTION, A.PASS_ACTION]  # shared: never mutated
+_EMPTY_TABLES: Final = EMPTY_TABLES
 # Module globals rather than ``A.X`` attribute lookups: these sit on the hot path.
 _ACTIONS: Final = A.ACTIONS
-_TAKE_ACTIONS: Final = A.TAKE_ACTIONS
 _PLAY_ACTIONS: Final = A.PLAY_ACTIONS
 _CLOSE: Final = A.CLOSE_ACTION
 _PASS: Final = A.PASS_ACTION
@@ -39,7 +38,6 @@ _KIND_PLAY: Final = A.PLAY
 _KIND_CLOSE: Final = A.CLOSE
 _TO_HAND: Final = A.TO_HAND
 _TO_NEW_LINE: Final = A.TO_NEW_LINE
-_SORTED_CARDS: Final = tuple(sorted(ALL_CARDS))
 
 
 def rounds_in_game(num_players: int) -> int:
@@ -61,32 +59,6 @@ def shuffled_deck(seed: int) -> list[int]:
     return order
 
 
-def new_game(
-    num_players: int,
-    ruleset: str = STANDARD,
-    *,
-    seed: int | None = None,
-    deck: Sequence[int] | None = None,
-    first_player: int = 0,
-) -> GameState:
-    """A new game, dealt from ``deck`` (top card first) or from a deck shuffled by ``seed``."""
-    if not isinstance(num_players, int) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise InvalidSetup(f"Line-it is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {num_players!r}")
-    if ruleset not in RULESETS:
-        raise InvalidSetup(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESETS)}")
-    if not isinstance(first_player, int) or not 0 <= first_player < num_players:
-        raise InvalidSetup(f"first player must be a seat from 0 to {num_players - 1}, not {first_player!r}")
-    if deck is None:
-        if seed is None:
-            raise InvalidSetup("give a seed or an explicit deck order")
-        order = shuffled_deck(seed)
-    else:
-        order = list(deck)
-        if len(order) != CARD_COUNT or sorted(order) != list(_SORTED_CARDS):
-            raise InvalidSetup(f"a deck must hold each of the {CARD_COUNT} cards 1..{CARD_COUNT} exactly once")
-    return GameState(num_players, ruleset, order, first_player)
-
-
 class GameState:
     """Everything about one game. Mutated in place by ``apply``; ``clone`` copies it."""
 
@@ -94,8 +66,10 @@ class GameState:
         "_jackpots_view",
         "_legal",
         "_marks",
+        "_templates",
         "_unseen_view",
         "_views",
+        "bga",
         "closed",
         "current_player",
         "deck",
@@ -122,10 +96,16 @@ class GameState:
         "turn_index",
     )
 
-    def __init__(self, num_players: int, ruleset: str, deck: list[int], first_player: int) -> None:
+    def __init__(
+        self, num_players: int, ruleset: str, deck: list[int], first_player: int, *, deal: bool = True
+    ) -> None:
         self.num_players = num_players
         self.ruleset = ruleset
+        self.bga = ruleset == BGA
         self.deck = deck  # the initial order, never mutated: ``position`` is the next card to deal
+        self.first = first_player
+        if not deal:
+            return  # clone() and determinize() set every other field themselves
         self.position = 0
         self.market: list[int] = []
         self.lines = [Line() for _ in range(num_players)]
@@ -134,7 +114,6 @@ class GameState:
         self.tokens: list[list[int]] = [[] for _ in range(num_players)]
         self.jackpots: list[list[int]] = [[], [], [], []]
         self.out: list[int] = []  # cards that left the game: discards and settled bets
-        self.first = first_player
         self.round = 0
         self.turn_index = 0
         self.current_player = first_player  # the seat that must decide now; -1 once over
@@ -152,6 +131,7 @@ class GameState:
         self._views: list[dict[str, Any] | None] = [None] * num_players
         self._unseen_view: list[int] | None = None
         self._jackpots_view: list[list[int]] | None = None
+        self._templates: list[dict[str, Any]] | None = None  # per seat, made by observation.py
         self._start_round()
 
     # ----------------------------------------------------------------- public API
@@ -162,46 +142,71 @@ class GameState:
     def legal_actions(self) -> list[str]:
         return self._legal.copy()
 
-    def apply(self, action: str) -> None:
+    def apply(self, action: object) -> None:
+        """Play ``action``, one of ``legal_actions()``; anything else raises IllegalAction."""
         if action not in self._legal:
             from .explain import explain_illegal
 
             raise IllegalAction(explain_illegal(self, action))
+        action = cast(str, action)
         kind, card, destination = _ACTIONS[action]
         seat = self.current_player
         history = self.history
         history.append((seat, action))
         self._marks[seat] = len(history)
-        self._views[seat] = None
         phase = self.phase
+        # The standard order, inlined: take, then play or pass, then close or pass.
         if phase == TAKE:
+            self._views[seat] = None
             self.market.remove(card)
+            line = self.lines[seat]
+            hand = self.hands[seat]
             if destination == _TO_HAND:
-                self.hands[seat].append(card)
+                hand.append(card)
             else:
                 if destination == _TO_NEW_LINE:
                     self._close_line(seat)
-                self._place(seat, card)
-            self._offer_play_or_close(seat)
+                self._place(seat, line, card)
+            if hand:  # a play is offered when a hand card fits (_plays, inlined)
+                fit_table = line.fit_table
+                plays = []
+                for c in hand:
+                    if fit_table[c]:
+                        plays.append(_PLAY_ACTIONS[c])
+                if plays:
+                    plays.append(_PASS)
+                    self.phase = PLAY
+                    self._legal = plays
+                    return
+            if line.cards:
+                self.phase = CLOSE
+                self._legal = _CLOSE_OR_PASS
+            else:
+                self._end_turn()
         elif phase == CLOSE:
             if kind == _KIND_CLOSE:
+                self._views[seat] = None
                 self._close_line(seat)
             self._end_turn()
         elif phase == PLAY:
+            line = self.lines[seat]
             if kind == _KIND_PLAY:
+                self._views[seat] = None
                 self.hands[seat].remove(card)
-                self._place(seat, card)
-            if self.lines[seat].cards:
+                self._place(seat, line, card)
+            if line.cards:
                 self.phase = CLOSE
-                self._legal = [_CLOSE, _PASS]
+                self._legal = _CLOSE_OR_PASS
             else:
                 self._end_turn()
         elif phase == TURN:
+            self._views[seat] = None
             self._apply_free_order(seat, kind, card, destination)
         else:  # FINAL
             if kind == _KIND_PLAY:
+                self._views[seat] = None
                 self.hands[seat].remove(card)
-                self._place(seat, card)
+                self._place(seat, self.lines[seat], card)
             else:
                 self.passed[seat] = True
             self.final_index += 1
@@ -216,7 +221,7 @@ class GameState:
         scores = self.scores()
         return [1 + sum(other > score for other in scores) for score in scores]
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: object) -> dict[str, Any]:
         return _build_observation(self, seat)
 
     def recent_actions(self, seat: int) -> list[tuple[int, str]]:
@@ -227,10 +232,7 @@ class GameState:
         return len(self.deck) - self.position
 
     def clone(self) -> GameState:
-        other = GameState.__new__(GameState)
-        other.num_players = self.num_players
-        other.ruleset = self.ruleset
-        other.deck = self.deck
+        other = GameState(self.num_players, self.ruleset, self.deck, self.first, deal=False)
         other.position = self.position
         other.market = self.market.copy()
         other.lines = [line.copy() for line in self.lines]
@@ -239,7 +241,6 @@ class GameState:
         other.tokens = [tokens.copy() for tokens in self.tokens]
         other.jackpots = [pile.copy() for pile in self.jackpots]
         other.out = self.out.copy()
-        other.first = self.first
         other.round = self.round
         other.turn_index = self.turn_index
         other.current_player = self.current_player
@@ -251,27 +252,17 @@ class GameState:
         other.passed = self.passed.copy()
         other.history = self.history.copy()
         other._marks = self._marks.copy()
-        other._legal = self._legal.copy()
+        other._legal = self._legal  # never mutated in place: replaced at every decision
         other._views = self._views.copy()
         other._unseen_view = self._unseen_view
         other._jackpots_view = self._jackpots_view
+        other._templates = self._templates
         return other
 
     # ------------------------------------------------------------ legal actions
-    # Legal actions are computed once, when a decision is reached, and kept in ``_legal``.
-    def _offer_play_or_close(self, seat: int) -> None:
-        """Standard order, after the take: offer a play if a hand card fits, else a close."""
-        plays = self._plays(seat) if self.hands[seat] else None
-        if plays:
-            plays.append(_PASS)
-            self.phase = PLAY
-            self._legal = plays
-        elif self.lines[seat].cards:
-            self.phase = CLOSE
-            self._legal = [_CLOSE, _PASS]
-        else:
-            self._end_turn()
-
+    # Legal actions are computed once, when a decision is reached, and kept in ``_legal``: a
+    # list the engine replaces and never changes in place. Each line carries tables that say
+    # which cards fit it and which take actions a market card offers (see line.py).
     def _recompute_legal(self) -> None:
         """Legal actions from the phase alone (for a state rebuilt from an observation)."""
         phase, seat = self.phase, self.current_player
@@ -280,23 +271,22 @@ class GameState:
         elif phase in (PLAY, FINAL):
             self._legal = [*self._plays(seat), A.PASS_ACTION]
         elif phase == CLOSE:
-            self._legal = [A.CLOSE_ACTION, A.PASS_ACTION]
+            self._legal = _CLOSE_OR_PASS
         elif phase == TURN:
             self._legal = self._free_order_actions(seat)
         else:
             self._legal = []
 
     def _plays(self, seat: int) -> list[str]:
-        line = self.lines[seat]
-        numbers, last, direction, bet = line.numbers, line.last, line.direction, line.bet
-        plays = []
-        for card in self.hands[seat]:
-            if card > 100:
-                if not bet:
-                    plays.append(_PLAY_ACTIONS[card])
-            elif numbers < 2 or (card > last if direction > 0 else card < last):
-                plays.append(_PLAY_ACTIONS[card])
-        return plays
+        fit_table = self.lines[seat].fit_table
+        return [_PLAY_ACTIONS[card] for card in self.hands[seat] if fit_table[card]]
+
+    def _take_actions(self, seat: int) -> list[str]:
+        choices = self.lines[seat].take_table[len(self.hands[seat]) < 2]
+        legal: list[str] = []
+        for card in self.market:
+            legal += choices[card]
+        return legal
 
     def _free_order_actions(self, seat: int) -> list[str]:
         legal = [] if self.took else self._take_actions(seat)
@@ -308,28 +298,6 @@ class GameState:
             legal.append(A.PASS_ACTION)
         return legal
 
-    def _take_actions(self, seat: int) -> list[str]:
-        line = self.lines[seat]
-        hand_room = len(self.hands[seat]) < 2
-        numbers, last, direction, bet = line.numbers, line.last, line.direction, line.bet
-        legal: list[str] = []
-        append = legal.append
-        for card in self.market:
-            names = _TAKE_ACTIONS[card]
-            if card > 100:
-                fits = not bet
-            else:
-                fits = numbers < 2 or (card > last if direction > 0 else card < last)
-            if fits:
-                append(names[0])
-                if hand_room:
-                    append(names[1])
-            elif hand_room:
-                append(names[1])
-            else:
-                append(names[2])
-        return legal
-
     # ------------------------------------------------------------------ moves
     def _take(self, seat: int, card: int, destination: int) -> None:
         self.market.remove(card)
@@ -338,30 +306,29 @@ class GameState:
             return
         if destination == _TO_NEW_LINE:
             self._close_line(seat)
-        self._place(seat, card)
+        self._place(seat, self.lines[seat], card)
 
-    def _play(self, seat: int, card: int) -> None:
-        self.hands[seat].remove(card)
-        self._place(seat, card)
-
-    def _place(self, seat: int, card: int) -> None:
+    def _place(self, seat: int, line: Line, card: int) -> None:
         """Put a card that fits at the end of the seat's line (Line.add, inlined: hot path)."""
-        line = self.lines[seat]
         line.cards.append(card)
         if card > 100:
             line.bet = card
             line.after_bet = 0
+            line.fit_table, line.take_table = line_tables(line.direction, line.last, card)
             return
-        if line.numbers == 1:
+        numbers = line.numbers
+        line.numbers = numbers + 1
+        if numbers == 1:
             line.direction = 1 if card > line.last else -1
-        line.numbers += 1
-        line.last = card
         if line.bet:
             line.after_bet += 1
+        if numbers:  # with no number before, every number still fits: the tables stay
+            line.fit_table, line.take_table = line_tables(line.direction, card, line.bet)
+        line.last = card
         colour = COLOUR_INDEX[card]
         colours = line.colours
-        colours[colour] += 1
-        if colours[colour] == 3:
+        count = colours[colour] = colours[colour] + 1
+        if count == 3:
             jackpot = self.jackpots[colour]
             if jackpot:
                 self.piles[seat].extend(jackpot)
@@ -369,15 +336,24 @@ class GameState:
                 self._jackpots_view = None
 
     def _close_line(self, seat: int) -> None:
+        """Close the seat's line: bet settled, its first three numbers out, the rest scored.
+        The Line object is emptied in place (observations copy what they show)."""
         line = self.lines[seat]
+        cards = line.cards
         if line.bet:
             value = BET_VALUE[line.bet]
             self.tokens[seat].append(value if line.after_bet >= value else -value)
             self.out.append(line.bet)
-        numbers = [card for card in line.cards if card <= 100] if line.bet else line.cards
-        self.out.extend(numbers[:3])
-        self.piles[seat].extend(numbers[3:])
-        self.lines[seat] = Line()
+            cards = [card for card in cards if card <= 100]
+        if len(cards) > 3:
+            self.out.extend(cards[:3])
+            self.piles[seat].extend(cards[3:])
+        else:
+            self.out.extend(cards)
+        line.cards = []
+        line.numbers = line.last = line.direction = line.bet = line.after_bet = 0
+        line.colours = [0, 0, 0, 0]
+        line.fit_table, line.take_table = _EMPTY_TABLES
 
     def _apply_free_order(self, seat: int, kind: int, card: int, destination: int) -> None:
         if kind == A.PASS:
@@ -387,7 +363,8 @@ class GameState:
             self._take(seat, card, destination)
             self.took = True
         elif kind == A.PLAY:
-            self._play(seat, card)
+            self.hands[seat].remove(card)
+            self._place(seat, self.lines[seat], card)
             self.played = True
         else:
             self._close_line(seat)
@@ -399,28 +376,43 @@ class GameState:
             self._legal = legal
 
     # ------------------------------------------------------------- the flow
-    def _begin_turn(self) -> None:
-        self.took = self.played = self.closed = False
-        if self.ruleset == BGA:
-            self.phase = TURN
-            self._legal = self._free_order_actions(self.current_player)
-        else:
-            self.phase = TAKE
-            self._legal = self._take_actions(self.current_player)
-
     def _end_turn(self) -> None:
-        turn_index = self.turn_index = self.turn_index + 1
-        if turn_index < self.num_players:
-            seat = self.current_player = (self.first + turn_index) % self.num_players
+        """The next seat's turn; at the end of a round the leftovers go to the jackpots and
+        the next market is dealt, or the final plays begin when the deck runs short."""
+        n = self.num_players
+        turn_index = self.turn_index + 1
+        if turn_index == n:
+            self._discard_to_jackpots(self.market)
+            position = self.position
+            size = n + 2
+            if len(self.deck) - position < size:
+                # The first player of the last round starts the final plays, so it stays.
+                self.market = []
+                self._end_game()
+                return
+            self.round += 1
+            self.first = (self.first + 1) % n
+            self.market = self.deck[position : position + size]
+            self.position = position + size
+            self._unseen_view = None
+            turn_index = 0
+        self.turn_index = turn_index
+        self._begin_turn((self.first + turn_index) % n)
+
+    def _begin_turn(self, seat: int) -> None:
+        self.current_player = seat
+        if self.bga:
             self.took = self.played = self.closed = False
-            if self.ruleset == BGA:
-                self.phase = TURN
-                self._legal = self._free_order_actions(seat)
-            else:
-                self.phase = TAKE
-                self._legal = self._take_actions(seat)
-        else:
-            self._end_round()
+            self.phase = TURN
+            self._legal = self._free_order_actions(seat)
+            return
+        # _take_actions, inlined: this runs once per turn.
+        self.phase = TAKE
+        choices = self.lines[seat].take_table[len(self.hands[seat]) < 2]
+        legal: list[str] = []
+        for card in self.market:
+            legal += choices[card]
+        self._legal = legal
 
     def _start_round(self) -> None:
         size = self.num_players + 2
@@ -428,27 +420,16 @@ class GameState:
         self.position += size
         self._unseen_view = None
         self.turn_index = 0
-        self.current_player = self.first
-        self._begin_turn()
-
-    def _end_round(self) -> None:
-        self._discard_to_jackpots(self.market)
-        self.market = []
-        if len(self.deck) - self.position < self.num_players + 2:
-            # The first player of the last round starts the final plays, so it stays.
-            self._end_game()
-            return
-        self.round += 1
-        self.first = (self.first + 1) % self.num_players
-        self._start_round()
+        self._begin_turn(self.first)
 
     def _discard_to_jackpots(self, cards: list[int]) -> None:
         self._jackpots_view = None
+        jackpots = self.jackpots
         for card in cards:
             if card > 100:
                 self.out.append(card)
             else:
-                self.jackpots[COLOUR_INDEX[card]].append(card)
+                jackpots[COLOUR_INDEX[card]].append(card)
 
     def _end_game(self) -> None:
         self._discard_to_jackpots(self.deck[self.position :])
