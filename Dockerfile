@@ -5,7 +5,7 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 VAR_DIR=/var/lib/lineit
 
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap libseccomp2 \
+ && apt-get install -y --no-install-recommends bubblewrap libseccomp2 gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --create-home --uid 10001 lineit \
  && mkdir -p /var/lib/lineit && chown lineit:lineit /var/lib/lineit
@@ -17,7 +17,11 @@ COPY bots ./bots
 COPY tournaments ./tournaments
 COPY templates ./templates
 COPY manage.py ./
-RUN pip install -e . gunicorn && python manage.py collectstatic --noinput -v0 && chown -R lineit:lineit /var/lib/lineit
+COPY scripts ./scripts
+# mypy brings mypyc, which compiles the engine's hot modules (scripts/build_engine.py).
+RUN pip install -e . gunicorn "mypy>=1.11" \
+ && python scripts/build_engine.py \
+ && python manage.py collectstatic --noinput -v0 && chown -R lineit:lineit /var/lib/lineit
 
 USER lineit
 EXPOSE 8000

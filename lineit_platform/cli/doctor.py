@@ -1,4 +1,5 @@
-"""``lineit doctor``: which sandbox tier works on this machine, and why the others do not."""
+"""``lineit doctor``: which engine build runs, which sandbox tier works on this machine, and why
+the others do not."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lineit_platform.engine import IMPLEMENTATION, WHY_NOT_COMPILED
+
+    print(f"engine: {IMPLEMENTATION}" + (f" ({WHY_NOT_COMPILED})" if WHY_NOT_COMPILED else " (mypyc)"))
     try:
         from lineit_platform.sandbox import detect_tier, doctor_report
     except ImportError as error:

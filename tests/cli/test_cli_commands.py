@@ -25,6 +25,12 @@ def test_rules_prints_the_version_the_rulesets_and_the_documents(lineit):
     assert "docs/rules.md" in outcome.out and "RULES.md" in outcome.out and "bot-interface.md" in outcome.out
 
 
+def engine_line():
+    from lineit_platform.engine import IMPLEMENTATION, WHY_NOT_COMPILED
+
+    return f"{IMPLEMENTATION} ({WHY_NOT_COMPILED or 'mypyc'})"
+
+
 def fake_sandbox(monkeypatch, tier):
     fake = types.ModuleType("lineit_platform.sandbox")
     fake.doctor_report = lambda: f"report: tier {tier}"
@@ -37,7 +43,7 @@ def test_doctor_prints_the_report_and_succeeds_when_a_tier_works(lineit, monkeyp
     outcome = lineit("doctor")
 
     assert outcome.status == 0
-    assert outcome.out == "report: tier bubblewrap\n"
+    assert outcome.out == f"engine: {engine_line()}\nreport: tier bubblewrap\n"
 
 
 def test_doctor_fails_when_no_tier_works(lineit, monkeypatch):
