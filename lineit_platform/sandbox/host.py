@@ -13,9 +13,11 @@ the platform; traceback is imported only when a bot fails. Steps:
 3. report ``C`` (confined), load the bot, report ``R`` (ready) or a failure;
 4. answer requests until the parent closes the pipe.
 
-Frames in both directions are a 4-byte big-endian length and a payload. Parent to host: marshal
-(the parent is trusted, the host decodes it straight from its reusable read buffer). Host to parent: one type byte and UTF-8 text, so the
-parent never decodes anything richer than a string from the untrusted side.
+Frames in both directions are a 4-byte big-endian length and a payload. Parent to host: the
+4-byte number of the request and marshal of (operation, payload) (the parent is trusted, the host
+decodes it straight from its reusable read buffer). Host to parent: one type byte, the 4-byte
+number of the request answered and UTF-8 text, so the parent never decodes anything richer than
+a string from the untrusted side.
 
 This file is copied into the sandbox's read-only runtime folder; it must stay standard-library
 only and must not import the platform package at module level.
@@ -66,29 +68,33 @@ _spare_fd = -1  # a descriptor kept free for reporting a bot that used up its op
 
 class Channel:
     """Frames in a reusable buffer: one read() per request in the usual case, no copies of the
-    payload before marshal decodes it."""
+    payload before marshal decodes it, one write() per reply."""
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
-        self.buffer = bytearray(1 << 16)
+        self._set_buffer(bytearray(1 << 16))
         self.start = 0  # unread bytes are buffer[start:end]
         self.end = 0
         self.seq = 0  # the request being answered
+
+    def _set_buffer(self, buffer: bytearray) -> None:
+        self.buffer = buffer
+        self.view = memoryview(buffer)
+        self.whole = [self.view]  # readv's vector for an empty buffer, made once
 
     def _fill(self, size: int) -> None:
         """Read until ``size`` bytes are buffered."""
         if self.start + size > len(self.buffer):
             pending = self.buffer[self.start : self.end]
             if size > len(self.buffer):
-                self.buffer = bytearray(size)
+                self._set_buffer(bytearray(size))
             self.buffer[: len(pending)] = pending
             self.start, self.end = 0, len(pending)
-        view = memoryview(self.buffer)
         read_fd, readv = self.read_fd, os.readv
         while self.end - self.start < size:
             try:
-                count = readv(read_fd, [view[self.end :]])
+                count = readv(read_fd, self.whole if self.end == 0 else [self.view[self.end :]])
             except InterruptedError:
                 continue
             except OSError:
@@ -98,31 +104,39 @@ class Channel:
             self.end += count
 
     def receive(self) -> Any:
-        if self.end - self.start < HEADER:
-            self._fill(HEADER)
-        start = self.start + HEADER
-        size = int.from_bytes(self.buffer[self.start : start], "big")
-        if self.end - self.start < HEADER + size:
-            self._fill(HEADER + size)
-            start = self.start + HEADER
-        with memoryview(self.buffer) as view:
-            value = marshal.loads(view[start : start + size])
-        self.start = start + size
-        if self.start == self.end:
+        """The next request's payload, decoded; its number is kept in ``seq`` for the reply."""
+        if self.end - self.start < HEADER + SEQUENCE:
+            self._fill(HEADER + SEQUENCE)
+        start = self.start
+        end = start + HEADER + int.from_bytes(self.buffer[start : start + HEADER], "big")
+        if self.end < end:
+            self._fill(end - start)
+            start, end = self.start, self.start + end - start
+        self.seq = int.from_bytes(self.buffer[start + HEADER : start + HEADER + SEQUENCE], "big")
+        value = marshal.loads(self.view[start + HEADER + SEQUENCE : end])
+        if end == self.end:
             self.start = self.end = 0
+        else:
+            self.start = end
         return value
 
     def send(self, kind: bytes, text: str = "") -> None:
-        payload = kind + self.seq.to_bytes(SEQUENCE, "big") + text.encode("utf-8", "replace")[: MAX_FRAME - 9]
-        data = len(payload).to_bytes(HEADER, "big") + payload
-        while data:
+        body = text.encode("utf-8", "replace")
+        if len(body) > MAX_FRAME - 1 - SEQUENCE:
+            body = body[: MAX_FRAME - 1 - SEQUENCE]
+        data = b"".join(
+            ((len(body) + 1 + SEQUENCE).to_bytes(HEADER, "big"), kind, self.seq.to_bytes(SEQUENCE, "big"), body)
+        )
+        while True:
             try:
                 written = os.write(self.write_fd, data)
             except InterruptedError:
                 continue
             except OSError:
                 os._exit(PIPE_LOST)
-            data = data[written:]
+            if written == len(data):
+                return
+            data = data[written:]  # a signal handler of the bot interrupted a long write
 
     def fail(self, kind: str, message: str, detail: str = "") -> None:
         self.send(FAILURE, f"{kind}\0{message}\0{detail}")
@@ -441,12 +455,21 @@ def report_error(channel: Channel, kind: str, error: BaseException) -> None:
 
 
 def serve(channel: Channel, policy: Any) -> None:
-    receive, send = channel.receive, channel.send
+    """Answer requests until the parent closes the pipe. An ``act`` request carries a whole
+    observation, an ``update`` request only what is not the very objects sent before
+    (player.py): the host keeps the last observation and gives the bot a new top-level dict each
+    time, sharing the unchanged values, as the engine shares them in-process."""
+    receive, send, act = channel.receive, channel.send, policy.act
+    observation: dict[str, Any] = {}
     while True:
-        operation, payload, channel.seq = receive()
+        operation, payload = receive()
         try:
-            if operation == "act":
-                action = policy.act(payload)
+            if operation == "update" or operation == "act":
+                if operation == "act":
+                    observation = payload
+                else:
+                    observation.update(payload)
+                action = act(observation.copy())
                 if isinstance(action, str):
                     send(ACTION, action)
                 else:

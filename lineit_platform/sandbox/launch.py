@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from .protocol import REQUEST_HEAD, SEQUENCE
 from .runtime import StagedBot, interpreter, runtime_folder
 from .seccomp_filter import program
 
@@ -170,7 +171,7 @@ def launch(tier: str, staged: StagedBot, stderr: IO[bytes], config: dict[str, An
     os.set_blocking(request_write, False)
     # The configuration is small (< 64 KiB): it fits the pipe buffer and never blocks.
     payload = marshal.dumps(config)
-    os.write(request_write, len(payload).to_bytes(4, "big") + payload)
+    os.write(request_write, REQUEST_HEAD.pack(SEQUENCE + len(payload), 0) + payload)  # request 0
     return Launched(process=process, to_host=request_write, from_host=reply_read, info=info_read)
 
 

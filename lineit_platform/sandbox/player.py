@@ -27,13 +27,25 @@ from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.sources import BotSource
 
 from .launch import BUBBLEWRAP, Launched, host_config, launch, read_tail, stderr_file
-from .protocol import Channel, ChannelClosed, ChannelTimeout, ProtocolViolation
+from .protocol import (
+    ACK,
+    ACTION,
+    CONFINED,
+    FAILURE,
+    READY,
+    Channel,
+    ChannelClosed,
+    ChannelTimeout,
+    ProtocolViolation,
+    describe,
+)
 from .runtime import BotStagingError, StagedBot, stage_bot
 
 EXIT_GRACE_SECONDS = 2.0
 HOST_PIPE_LOST = 125  # host.py's exit status when the bot closed or broke its pipes
 DECISIONS_ALLOWED_WITHOUT_BANK = 200  # for the CPU rlimit of a player made outside a match
 MARSHAL_VERSION = 2  # no back-references: a third faster to encode and to decode than version 4
+_CALLED = {"act": "act", "update": "act", "start_game": "start_game", "end_game": "end_game"}  # for messages
 
 
 class TurnGate:
@@ -43,6 +55,10 @@ class TurnGate:
     turns to another player, so consecutive decisions of one bot cost no signals. A player
     without a gate is frozen after every call. The player thaws itself only once its request is
     in the pipe, so the host wakes up once (to a request waiting) instead of twice.
+
+    Every bot is frozen, even a single-threaded one that looks blocked reading its pipe: its own
+    code can run there too (a timer's signal handler, a thread started after its reply), and on
+    a match pinned to one CPU such a bot would take the time of the opponent's turn.
     """
 
     def __init__(self) -> None:
@@ -95,6 +111,7 @@ class SandboxedPlayer:
         self.pid: int | None = None  # the bot host's process id, as seen from here
         self._frozen = False
         self._killed = False
+        self._sent: dict[str, Any] | None = None  # the last observation this host received
 
     # ------------------------------------------------------------------ the Player interface
 
@@ -117,13 +134,19 @@ class SandboxedPlayer:
         self._handshake(deadline, timeout)
 
     def start_game(self, info: dict[str, Any], timeout: float) -> None:
-        self._call("start_game", info, timeout)
+        self._acknowledged(*self._call("start_game", info, timeout))
 
     def act(self, observation: dict[str, Any], timeout: float) -> Any:
-        return self._call("act", observation, timeout)
+        kind, text = self._call(*self._observation_request(observation), timeout)
+        if kind == ACTION:
+            try:
+                return text.decode("utf-8")
+            except UnicodeDecodeError:
+                self._fail(PROTOCOL, "the action is not valid UTF-8")
+        self._unexpected(kind, text, PROTOCOL)
 
     def end_game(self, result: dict[str, Any], timeout: float) -> None:
-        self._call("end_game", result, timeout)
+        self._acknowledged(*self._call("end_game", result, timeout))
 
     def stderr_tail(self) -> str:
         return read_tail(self._stderr)
@@ -152,6 +175,7 @@ class SandboxedPlayer:
             self._stderr = None
         self._frozen = False
         self._killed = False
+        self._sent = None
 
     def cleanup(self) -> None:
         """close(), and remove the bot's private copy of its files."""
@@ -185,26 +209,26 @@ class SandboxedPlayer:
     def _handshake(self, deadline: float, timeout: float) -> None:
         channel = self._require_channel()
         try:
-            reply = channel.receive(deadline)
+            kind, text = channel.receive(deadline)
         except (ChannelTimeout, ChannelClosed, ProtocolViolation) as error:
             self._fail(STARTUP_FAILED, f"the sandbox did not report it was confined ({error})")
-        if reply != b"C":
-            self._fail(STARTUP_FAILED, f"unexpected first message from the bot host: {reply[:40]!r}")
+        if kind != CONFINED or text:
+            self._fail(STARTUP_FAILED, f"unexpected first message from the bot host: {describe(kind, text)}")
         try:
             self.pid = self._host_pid()
             self._pidfd = os.pidfd_open(self.pid)
         except (OSError, ValueError) as error:
             self._fail(STARTUP_FAILED, f"cannot find the bot host's process: {error}")
         try:
-            reply = channel.receive(deadline)
+            kind, text = channel.receive(deadline)
         except ChannelTimeout:
             self._fail(TIMEOUT, f"the bot did not finish loading within {timeout:.3f} s")
         except ChannelClosed:
             self._died("while loading")
         except ProtocolViolation as error:
             self._fail(PROTOCOL, str(error))
-        if reply != b"R":
-            self._unexpected(reply, LOAD)
+        if kind != READY or text:
+            self._unexpected(kind, text, LOAD)
         self._park()
 
     def _host_pid(self) -> int:
@@ -219,38 +243,55 @@ class SandboxedPlayer:
             raise ValueError(f"bubblewrap's init has {len(children)} children")
         return int(children[0])
 
-    def _call(self, operation: str, payload: dict[str, Any], timeout: float) -> Any:
-        channel = self._require_channel()
+    def _observation_request(self, observation: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """("act", the whole observation) or ("update", the values that are not the very objects
+        this bot's host received last time; host.py rebuilds the rest).
+
+        The engine never changes a value of an observation once it has made it, and shares the
+        unchanged ones between observations (tests/sandbox/test_observations.py checks both): an
+        in-process bot gets the same objects again, and a sandboxed bot gets its host's copies
+        of them again. A bot that modifies its observation only confuses itself, in either case.
+        """
+        sent = self._sent
+        self._sent = observation.copy()  # holds the objects, so that no identity can be reused
+        if sent is None or sent.keys() != observation.keys():
+            return "act", observation
+        return "update", {key: value for key, value in observation.items() if value is not sent[key]}
+
+    def _call(self, operation: str, payload: Any, timeout: float) -> tuple[int, bytes]:
+        """Send one request and return the reply's kind and text."""
+        channel = self._channel
+        if channel is None:
+            raise BotFailure(LOAD, "the bot was not started")
         deadline = time.monotonic() + timeout
-        if self._gate is not None:
-            self._gate.activate(self)
+        gate = self._gate
+        if gate is not None and gate.active is not self:
+            gate.activate(self)
         if channel.has_unread():
             self._stray()
-        channel.expected += 1
-        request = marshal.dumps((operation, payload, channel.expected), MARSHAL_VERSION)
+        request = marshal.dumps((operation, payload), MARSHAL_VERSION)
         try:
-            # A frozen host cannot read: it is thawed once its request is in the pipe (or as
-            # soon as the pipe is full), and resumes straight into reading it.
-            channel.send(request, deadline, self.thaw)
-            self.thaw()
+            if self._frozen:
+                # A frozen host cannot read: it is thawed once its request is in the pipe (or
+                # as soon as the pipe is full), and resumes straight into reading it.
+                channel.send(request, deadline, self.thaw)
+                self.thaw()
+            else:
+                channel.send(request, deadline)
             reply = channel.receive(deadline)
         except ChannelTimeout:
-            self._fail(TIMEOUT, f"no answer to {operation} within {timeout:.3f} s")
+            self._fail(TIMEOUT, f"no answer to {_CALLED[operation]} within {timeout:.3f} s")
         except ChannelClosed:
-            self._died(f"during {operation}")
+            self._died(f"during {_CALLED[operation]}")
         except ProtocolViolation as error:
             self._fail(PROTOCOL, str(error))
-        if self._gate is None:
+        if gate is None:
             self.freeze()
-        kind = reply[:1]
-        if operation == "act" and kind == b"A":
-            try:
-                return reply[1:].decode("utf-8")
-            except UnicodeDecodeError:
-                self._fail(PROTOCOL, "the action is not valid UTF-8")
-        if operation != "act" and reply == b"K":
-            return None
-        self._unexpected(reply, PROTOCOL)
+        return reply
+
+    def _acknowledged(self, kind: int, text: bytes) -> None:
+        if kind != ACK or text:
+            self._unexpected(kind, text, PROTOCOL)
 
     def _park(self) -> None:
         if self._gate is not None:
@@ -267,14 +308,15 @@ class SandboxedPlayer:
             pass
         self._fail(PROTOCOL, "the bot wrote to the pipe out of turn")
 
-    def _unexpected(self, reply: bytes, default_kind: str) -> NoReturn:
-        if reply[:1] == b"F":
-            kind, _, rest = reply[1:].decode("utf-8", "replace").partition("\0")
+    def _unexpected(self, kind: int, text: bytes, default_kind: str) -> NoReturn:
+        if kind == FAILURE:
+            failure, _, rest = text.decode("utf-8", "replace").partition("\0")
             message = rest.partition("\0")[0]  # the traceback itself is in the stderr tail
-            if kind in KINDS and kind != STARTUP_FAILED:
-                self._fail(kind, message)
-            self._fail(PROTOCOL, f"unknown failure report {kind[:40]!r}")
-        self._fail(default_kind if reply[:1] in (b"A", b"K", b"R") else PROTOCOL, f"unexpected message {reply[:40]!r}")
+            if failure in KINDS and failure != STARTUP_FAILED:
+                self._fail(failure, message)
+            self._fail(PROTOCOL, f"unknown failure report {failure[:40]!r}")
+        reported = default_kind if kind in (ACTION, ACK, READY) else PROTOCOL
+        self._fail(reported, f"unexpected message {describe(kind, text)}")
 
     def _died(self, when: str) -> NoReturn:
         """The host closed its pipe: wait briefly for its status and say how it ended."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .launch import BUBBLEWRAP, TIERS, bwrap_path, host_config, launch, read_tail, stderr_file
-from .protocol import Channel
+from .protocol import CANARY, CONFINED, Channel, describe
 from .runtime import stage_bot
 
 CANARY_SECONDS = 10.0
@@ -111,9 +111,9 @@ def _run_canary(tier: str, staged, stderr, secret: str, started: float) -> tuple
             launched.process.wait()
             tail = read_tail(stderr, 600).strip()
             return False, f"the sandbox did not start ({error}; exit status {launched.process.returncode}): {tail}"
-        if confined != b"C" or report[:1] != b"Y":
-            return False, f"unexpected canary messages {confined[:20]!r} {report[:40]!r}"
-        lines = [line.split("\t") for line in report[1:].decode().splitlines()]
+        if confined != (CONFINED, b"") or report[0] != CANARY:
+            return False, f"unexpected canary messages {describe(*confined)} {describe(*report)}"
+        lines = [line.split("\t") for line in report[1].decode().splitlines()]
         escaped = [name for name, verdict, *_ in lines if verdict != "blocked"]
         if escaped:
             return False, f"the canary got out: {', '.join(escaped)}"

@@ -19,7 +19,7 @@ from lineit_platform.botkit.failures import BotFailure
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.sources import BotSource, builtin_source
 from lineit_platform.engine import new_game
-from lineit_platform.sandbox import SandboxedPlayer, launch, runtime
+from lineit_platform.sandbox import SandboxedPlayer, TurnGate, launch, runtime
 from lineit_platform.sandbox.launch import STDERR_CAP_BYTES
 
 LIMITS = Limits(move_seconds=0.5, move_timeout_seconds=2, startup_seconds=5)
@@ -65,12 +65,128 @@ def test_a_bot_is_frozen_while_it_is_not_its_turn(tier: str, tmp_path: Path) -> 
     try:
         player.start(5)
         assert player.pid is not None
-        assert_frozen(player.pid)  # parked after loading, though its thread spins
+        assert_frozen(player.pid)  # frozen after loading, though its thread spins
 
         action = player.act(observation(), 2)
 
         assert action in observation()["legal_actions"]
         assert_frozen(player.pid)  # its threads cannot think on the opponent's time
+    finally:
+        player.cleanup()
+
+
+SINGLE_THREADED = "def act(observation):\n    return observation['legal_actions'][0]\n"
+
+# Starts a spinning thread at its second decision: seen at the end of that turn.
+LATE_THREAD = """
+import threading
+
+calls = 0
+
+
+def spin():
+    while True:
+        pass
+
+
+def act(observation):
+    global calls
+    calls += 1
+    if calls == 2:
+        threading.Thread(target=spin, daemon=True).start()
+    return observation["legal_actions"][0]
+"""
+
+# Single-threaded, but would think off-turn in a timer's signal handler (the host blocked in
+# read() runs it) if it were not frozen.
+SIGNAL_THINKER = """
+import signal
+import time
+
+
+def think(number, frame):
+    end = time.thread_time() + 0.002
+    while time.thread_time() < end:
+        pass
+
+
+def act(observation):
+    signal.signal(signal.SIGALRM, think)
+    signal.setitimer(signal.ITIMER_REAL, 0.01, 0.01)
+    return observation["legal_actions"][0]
+"""
+
+
+def bot_file(folder: Path, name: str, code: str) -> BotSource:
+    path = folder / name / f"{name}.py"
+    path.parent.mkdir()
+    path.write_text(code)
+    return BotSource(name, path)
+
+
+def count_stops(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every SIGSTOP and SIGCONT sent from now on (SIGKILL still goes through)."""
+    sent: list[int] = []
+    send = signal.pidfd_send_signal
+
+    def recording(pidfd: int, number: int, *args: object) -> None:
+        if number in (signal.SIGSTOP, signal.SIGCONT):
+            sent.append(number)
+        send(pidfd, number, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(signal, "pidfd_send_signal", recording)
+    return sent
+
+
+def test_a_turn_change_freezes_the_bot_whose_turn_ended_and_a_second_decision_costs_no_signal(
+    tier: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = TurnGate()
+    first, second = (
+        SandboxedPlayer(bot_file(tmp_path, f"plain{n}", SINGLE_THREADED), LIMITS, tier=tier, gate=gate)
+        for n in range(2)
+    )
+    try:
+        first.start(5)
+        second.start(5)
+        sent = count_stops(monkeypatch)
+        first.act(observation(), 2)
+        assert sent == [signal.SIGCONT]  # thawed once its request is in the pipe
+        first.act(observation(), 2)
+        assert sent == [signal.SIGCONT]  # the same bot again: no signal
+        second.act(observation(), 2)
+        assert sent == [signal.SIGCONT, signal.SIGSTOP, signal.SIGCONT]
+        assert_frozen(first.pid)  # type: ignore[arg-type]
+    finally:
+        first.cleanup()
+        second.cleanup()
+
+
+def test_a_bot_that_starts_a_thread_after_its_first_decision_is_frozen_off_turn(tier: str, tmp_path: Path) -> None:
+    gate = TurnGate()
+    late = SandboxedPlayer(bot_file(tmp_path, "late", LATE_THREAD), LIMITS, tier=tier, gate=gate)
+    plain = SandboxedPlayer(bot_file(tmp_path, "plain", SINGLE_THREADED), LIMITS, tier=tier, gate=gate)
+    try:
+        late.start(5)
+        plain.start(5)
+        for _ in range(2):
+            late.act(observation(), 2)  # starts its spinning thread the second time
+            plain.act(observation(), 2)
+            assert_frozen(late.pid)  # type: ignore[arg-type]
+    finally:
+        late.cleanup()
+        plain.cleanup()
+
+
+def test_a_single_threaded_bot_cannot_think_off_turn_in_a_signal_handler(tier: str, tmp_path: Path) -> None:
+    """Its host looks blocked reading the pipe, but a timer's handler would run there: frozen."""
+    player = SandboxedPlayer(bot_file(tmp_path, "thinker", SIGNAL_THINKER), LIMITS, tier=tier)
+    try:
+        player.start(5)
+        player.act(observation(), 2)
+        assert_frozen(player.pid)  # type: ignore[arg-type]
+        player.act(observation(), 2)  # it runs again on its turn, and answers
+        assert_frozen(player.pid)  # type: ignore[arg-type]
     finally:
         player.cleanup()
 
