@@ -47,6 +47,18 @@ def test_results_are_applied_in_match_order_whatever_order_they_finish_in(versio
     assert ratings_recompute().mismatches == []
 
 
+def test_a_rating_records_when_it_last_changed(version_factory) -> None:  # type: ignore[no-untyped-def]
+    a, b = version_factory(), version_factory()
+    first = match_schedule(versions=[a, b], games=2, ranked=True, seed=1)
+    match_record_result(match_id=first.pk, attempt=1, result=play(first))
+    created = Rating.objects.get(version=a).updated_at
+
+    second = match_schedule(versions=[a, b], games=2, ranked=True, seed=2)
+    match_record_result(match_id=second.pk, attempt=1, result=play(second))
+
+    assert Rating.objects.get(version=a).updated_at > created
+
+
 def test_a_failed_or_cancelled_match_is_passed_over(version_factory) -> None:  # type: ignore[no-untyped-def]
     a, b = version_factory(), version_factory()
     blocked = match_schedule(versions=[a, b], games=2, ranked=True)

@@ -117,11 +117,12 @@ def ratings_apply_pending() -> int:
 
 def _save_table(table: EloTable[RatingKey], existing: dict[RatingKey, Rating], keys: set[RatingKey]) -> None:
     changed, created = [], []
+    now = timezone.now()  # bulk_update does not apply auto_now
     for key in keys:
         version_id, ruleset, rules_version = key
         if key in existing:
             rating = existing[key]
-            rating.rating, rating.games = table.ratings[key], table.games[key]
+            rating.rating, rating.games, rating.updated_at = table.ratings[key], table.games[key], now
             changed.append(rating)
         else:
             created.append(
