@@ -192,6 +192,10 @@ class Rating(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["version", "ruleset", "rules_version"], name="unique_rating"),
         ]
+        indexes = [
+            # The leaderboard: one ruleset and rules version, best first, read a page at a time.
+            models.Index(fields=["ruleset", "rules_version", "-rating", "version"], name="rating_leaderboard"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.version_id} {self.ruleset}: {self.rating:.1f}"
@@ -274,7 +278,7 @@ class Tournament(TournamentSettings):
 
     ``state`` is the whole tournament as the formats package sees it (TournamentState.to_dict):
     entrants by seed, every round's pairings and outcomes. ``round_number`` is the round being
-    played (or the last one, once finished). Only tournaments/services/tournaments.py changes them.
+    played (or the last one, once finished). Only tournaments/services/tournaments/ changes them.
     """
 
     class Status(models.TextChoices):

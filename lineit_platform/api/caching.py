@@ -29,15 +29,14 @@ FINAL_STATUSES = frozenset({Match.Status.FINISHED, Match.Status.FAILED, Match.St
 
 # Everything a leaderboard row shows that a service may change: the ratings themselves (``games``
 # grows with every applied game; a recompute makes new rows) and the status of the rated versions
-# (retiring one). One query of scalar subqueries over small tables, in SQL that SQLite (the
+# (retiring one). One query, one pass over each of the two small tables, in SQL that SQLite (the
 # default) and PostgreSQL both speak.
 _LEADERBOARD_FINGERPRINT = """
-    SELECT (SELECT count(*) FROM tournaments_rating),
-           (SELECT max(id) FROM tournaments_rating),
-           (SELECT sum(games) FROM tournaments_rating),
-           (SELECT sum(rating) FROM tournaments_rating),
-           (SELECT count(*) FROM bots_botversion WHERE status = 'active'),
-           (SELECT max(retired_at) FROM bots_botversion)
+    SELECT r.n, r.last_id, r.games, r.total, v.active, v.retired
+    FROM (SELECT count(*) AS n, max(id) AS last_id, sum(games) AS games, sum(rating) AS total
+          FROM tournaments_rating) r,
+         (SELECT sum(CASE WHEN status = 'active' THEN 1 ELSE 0 END) AS active, max(retired_at) AS retired
+          FROM bots_botversion) v
 """
 
 

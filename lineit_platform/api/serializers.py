@@ -3,7 +3,6 @@ and whether a viewer may see a private field is asked of ``permissions.may_manag
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,14 +24,6 @@ from .permissions import may_manage
 def _viewer(serializer: serializers.Field) -> Any:
     request = serializer.context.get("request")
     return getattr(request, "user", None)
-
-
-def iso(value: datetime | None) -> str | None:
-    """A date-time as DRF writes it (UTC, with a Z)."""
-    if value is None:
-        return None
-    text = value.astimezone(UTC).isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 _PLACEHOLDER = 987654321987654321
@@ -143,6 +134,10 @@ class VersionUploadSerializer(serializers.Serializer):
 
 # --- Matches and games ------------------------------------------------------------------------
 
+# The match list and the match detail are written by reads.py (plain SQL rows, for speed); the
+# match, entrant and detail serializers below declare what it writes (the schema), and
+# tests/api/test_fast_reads.py holds the two together.
+
 
 class EntrantSerializer(serializers.ModelSerializer):
     version = serializers.IntegerField(source="version_id", read_only=True)
@@ -154,34 +149,6 @@ class EntrantSerializer(serializers.ModelSerializer):
         model = MatchEntrant
         fields = ["index", "version", "label", "bot", "bot_name", "total_score", "mean_rank", "wins", "forfeits"]
         read_only_fields = fields
-
-    # The row the views read (MatchEntrant.objects.values(*COLUMNS)): lists show thousands of
-    # entrants, so they are plain rows written out by hand; the fields above stay the schema.
-    COLUMNS = (
-        "match_id",
-        "index",
-        "version_id",
-        "total_score",
-        "mean_rank",
-        "wins",
-        "forfeits",
-        "version__number",
-        "version__bot_id",
-        "version__bot__name",
-    )
-
-    def to_representation(self, row: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "index": row["index"],
-            "version": row["version_id"],
-            "label": f"{row['version__bot__name']}@v{row['version__number']}",
-            "bot": row["version__bot_id"],
-            "bot_name": row["version__bot__name"],
-            "total_score": row["total_score"],
-            "mean_rank": row["mean_rank"],
-            "wins": row["wins"],
-            "forfeits": row["forfeits"],
-        }
 
 
 class MatchSerializer(serializers.ModelSerializer):
@@ -214,62 +181,6 @@ class MatchSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    # The row the match list reads (Match.objects.values(*COLUMNS)), plus ``entrant_rows`` (see
-    # attach_entrants): plain rows cost far less than model instances. A Match instance (detail,
-    # create) is turned into the same row.
-    COLUMNS: tuple[str, ...] = (
-        "id",
-        "status",
-        "ruleset",
-        "rules_version",
-        "ranked",
-        "origin",
-        "num_players",
-        "games",
-        "games_played",
-        "duplicate_deals",
-        "rotate_seats",
-        "seed",
-        "requested_by__username",
-        "error",
-        "created_at",
-        "started_at",
-        "finished_at",
-    )
-
-    @classmethod
-    def row_of(cls, match: Match) -> dict[str, Any]:
-        row = {name: getattr(match, name) for name in cls.COLUMNS if "__" not in name}
-        row["requested_by__username"] = match.requested_by.username if match.requested_by_id else None
-        row["entrant_rows"] = match.entrant_rows
-        return row
-
-    def to_representation(self, match: Match | dict[str, Any]) -> dict[str, Any]:
-        # Written out by hand for the speed of long lists; the declared fields stay the schema.
-        row = match if isinstance(match, dict) else self.row_of(match)
-        entrant = EntrantSerializer(context=self.context)
-        return {
-            "id": row["id"],
-            "url": _absolute(self, "api-match-detail", row["id"]),
-            "status": row["status"],
-            "ruleset": row["ruleset"],
-            "rules_version": row["rules_version"],
-            "ranked": row["ranked"],
-            "origin": row["origin"],
-            "num_players": row["num_players"],
-            "games": row["games"],
-            "games_played": row["games_played"],
-            "duplicate_deals": row["duplicate_deals"],
-            "rotate_seats": row["rotate_seats"],
-            "seed": row["seed"],
-            "requested_by": row["requested_by__username"],
-            "error": row["error"],
-            "created_at": iso(row["created_at"]),
-            "started_at": iso(row["started_at"]),
-            "finished_at": iso(row["finished_at"]),
-            "entrants": [entrant.to_representation(entrant_row) for entrant_row in row["entrant_rows"]],
-        }
-
 
 class FailureSerializer(serializers.ModelSerializer):
     version = serializers.IntegerField(source="version_id", read_only=True)
@@ -280,27 +191,19 @@ class FailureSerializer(serializers.ModelSerializer):
         fields = ["seat", "version", "kind", "message", "decision", "stderr_tail"]
         read_only_fields = fields
 
-    # The row the match detail reads (GameFailure.objects.values(*COLUMNS)); an instance becomes one.
-    COLUMNS = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail", "version__bot__owner_id")
-
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr_tail(self, failure: GameFailure) -> str | None:
         return failure.stderr_tail if may_manage(_viewer(self), failure.version.bot.owner_id) else None
 
-    def to_representation(self, failure: GameFailure | dict[str, Any]) -> dict[str, Any]:
-        if not isinstance(failure, dict):
-            return self.to_representation(
-                {name: getattr(failure, name) for name in self.COLUMNS if "__" not in name}
-                | {"version__bot__owner_id": failure.version.bot.owner_id}
-            )
-        shown = may_manage(_viewer(self), failure["version__bot__owner_id"])
+    def to_representation(self, failure: GameFailure) -> dict[str, Any]:
+        # Written out by hand for the speed of long lists; the declared fields stay the schema.
         return {
-            "seat": failure["seat"],
-            "version": failure["version_id"],
-            "kind": failure["kind"],
-            "message": failure["message"],
-            "decision": failure["decision"],
-            "stderr_tail": failure["stderr_tail"] if shown else None,
+            "seat": failure.seat,
+            "version": failure.version_id,
+            "kind": failure.kind,
+            "message": failure.message,
+            "decision": failure.decision,
+            "stderr_tail": self.get_stderr_tail(failure),
         }
 
 
@@ -333,30 +236,23 @@ class GameSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    # The row the match detail reads (Game.objects.values(*COLUMNS)), plus ``failure_rows``.
-    COLUMNS = ("id", "match_id", "index", "deal", "deck_seed", "seats", "scores", "ranks", "forfeits", "timings")
-
-    def to_representation(self, game: Game | dict[str, Any]) -> dict[str, Any]:
+    def to_representation(self, game: Game) -> dict[str, Any]:
         # Written out by hand for the speed of long lists; the declared fields stay the schema.
         failure = FailureSerializer(context=self.context)
-        if isinstance(game, dict):
-            row, failures = game, game["failure_rows"]
-        else:
-            row, failures = {name: getattr(game, name) for name in self.COLUMNS}, game.failures.all()
         return {
-            "id": row["id"],
-            "match": row["match_id"],
-            "index": row["index"],
-            "deal": row["deal"],
-            "deck_seed": row["deck_seed"],
-            "seats": row["seats"],
-            "scores": row["scores"],
-            "ranks": row["ranks"],
-            "forfeits": row["forfeits"],
-            "timings": row["timings"],
-            "failures": [failure.to_representation(each) for each in failures],
-            "replay_url": _absolute(self, "api-game-replay", row["id"]),
-            "verification_url": _absolute(self, "api-game-verification", row["id"]),
+            "id": game.pk,
+            "match": game.match_id,
+            "index": game.index,
+            "deal": game.deal,
+            "deck_seed": game.deck_seed,
+            "seats": game.seats,
+            "scores": game.scores,
+            "ranks": game.ranks,
+            "forfeits": game.forfeits,
+            "timings": game.timings,
+            "failures": [failure.to_representation(each) for each in game.failures.all()],
+            "replay_url": self.get_replay_url(game),
+            "verification_url": self.get_verification_url(game),
         }
 
     @extend_schema_field(OpenApiTypes.URI)
@@ -375,22 +271,6 @@ class MatchDetailSerializer(MatchSerializer):
     class Meta(MatchSerializer.Meta):
         fields = [*MatchSerializer.Meta.fields, "attempts", "sandbox_tier", "limits", "game_logs"]
         read_only_fields = fields
-
-    COLUMNS = (*MatchSerializer.COLUMNS, "attempts", "sandbox_tier", "limits")
-
-    @classmethod
-    def row_of(cls, match: Match) -> dict[str, Any]:
-        return super().row_of(match) | {"game_rows": match.game_logs.all()}
-
-    def to_representation(self, match: Match | dict[str, Any]) -> dict[str, Any]:
-        row = match if isinstance(match, dict) else self.row_of(match)
-        games = GameSerializer(many=True, context=self.context)
-        return super().to_representation(row) | {
-            "attempts": row["attempts"],
-            "sandbox_tier": row["sandbox_tier"],
-            "limits": row["limits"],
-            "game_logs": games.to_representation(row["game_rows"]),
-        }
 
 
 class MatchRequestSerializer(serializers.Serializer):
@@ -419,6 +299,8 @@ class VerificationSerializer(serializers.Serializer):
 # --- Ratings ----------------------------------------------------------------------------------
 
 
+# The schema of a leaderboard row; reads.leaderboard_rows writes them (the methods below type the
+# schema's fields).
 class LeaderboardEntrySerializer(serializers.ModelSerializer):
     rank = serializers.SerializerMethodField(help_text="Position in this (filtered) leaderboard, from 1.")
     version = serializers.IntegerField(source="version_id", read_only=True)
@@ -450,26 +332,6 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
             "history_url",
         ]
         read_only_fields = fields
-
-    def to_representation(self, rating: Rating) -> dict[str, Any]:
-        # Written out by hand for speed (the leaderboard is the busiest page); fields = schema.
-        version = rating.version
-        return {
-            "rank": self.get_rank(rating),
-            "version": rating.version_id,
-            "label": f"{version.bot.name}@v{version.number}",
-            "bot": version.bot_id,
-            "bot_name": version.bot.name,
-            "owner": version.bot.owner.username,
-            "version_status": version.status,
-            "ruleset": rating.ruleset,
-            "rules_version": rating.rules_version,
-            "rating": rating.rating,
-            "games": rating.games,
-            "provisional": self.get_provisional(rating),
-            "updated_at": iso(rating.updated_at),
-            "history_url": self.get_history_url(rating),
-        }
 
     def get_rank(self, rating: Rating) -> int:
         return int(self.context["rank_of"][rating.pk])

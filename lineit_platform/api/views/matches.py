@@ -18,16 +18,15 @@ from rest_framework.response import Response
 from bots.models import BotVersion
 from lineit_platform.engine import verify_replay
 from lineit_platform.errors import NotFound
-from tournaments.models import Game, GameFailure, Match, MatchEntrant
+from tournaments.models import Game, GameFailure, Match
 from tournaments.services.match_requests import match_request
 
-from .. import caching
-from ..filters import GameFilter, MatchFilter
+from .. import caching, reads
+from ..filters import MAX_ID, GameFilter, MatchFilter
 from ..pagination import NewestFirstCursorPagination, OldestFirstCursorPagination
 from ..permissions import may_manage
+from ..renderers import RENDERERS
 from ..serializers import (
-    EntrantSerializer,
-    FailureSerializer,
     GameSerializer,
     MatchDetailSerializer,
     MatchRequestSerializer,
@@ -36,24 +35,6 @@ from ..serializers import (
 )
 from ..throttling import WriteThrottle
 from .bots import ID_PATTERN
-
-
-def attach_entrants(matches: Iterable[Match | dict[str, Any]]) -> None:
-    """Give each match (an instance, or a row of the list) ``entrant_rows``: its entrants with their
-    version and bot, in one query of plain rows (lists show thousands of entrants; model instances
-    would cost far more)."""
-    by_id: dict[int, list[dict[str, Any]]] = {}
-    for match in matches:
-        rows: list[dict[str, Any]] = []
-        if isinstance(match, dict):
-            match["entrant_rows"] = by_id[match["id"]] = rows
-        else:
-            match.entrant_rows = by_id[match.pk] = rows
-    entrants = (
-        MatchEntrant.objects.filter(match_id__in=by_id).order_by("match_id", "index").values(*EntrantSerializer.COLUMNS)
-    )
-    for row in entrants:
-        by_id[row["match_id"]].append(row)
 
 
 def _failures() -> Prefetch[GameFailure]:
@@ -72,37 +53,32 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
 
     filterset_class = MatchFilter
     pagination_class = NewestFirstCursorPagination
+    renderer_classes = RENDERERS
     lookup_value_regex = ID_PATTERN
     throttle_classes = [WriteThrottle]
     throttle_scope = "match_requests"
 
     def get_queryset(self) -> QuerySet[Match]:
-        shown = [name for name in MatchDetailSerializer.COLUMNS if "__" not in name]
-        queryset = Match.objects.select_related("requested_by").only(*shown, "requested_by__username")
-        if self.action in ("retrieve", "create"):
-            queryset = queryset.prefetch_related(Prefetch("game_logs", games_queryset().order_by("index")))
-        return queryset
+        # The schema and the browsable API's filter form read it; list and retrieve read reads.py.
+        return Match.objects.all()
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        rows = self.filter_queryset(Match.objects.values(*MatchSerializer.COLUMNS))
-        page = self.paginate_queryset(rows)
+        # The ORM builds the filtered, paginated id query; the rows are read by reads.match_list.
+        page = self.paginate_queryset(self.filter_queryset(Match.objects.values("id")))
         assert page is not None  # every list is paginated
-        attach_entrants(page)
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        return self.get_paginated_response(reads.match_list([row["id"] for row in page], request))
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         key = caching.match_detail_key(request, kwargs["pk"])
         cached = caching.get(key)
         if cached is not None and not _sees_private(request.user, cached["owners"]):
             return Response(cached["data"])
-        match = _detail_row(kwargs["pk"])
-        data = self.get_serializer(match).data
-        if match["status"] in caching.FINAL_STATUSES:
-            owners = {
-                failure["version__bot__owner_id"] for game in match["game_rows"] for failure in game["failure_rows"]
-            }
-            if not _sees_private(request.user, owners):  # what every reader sees, and final
-                caching.put(key, {"data": data, "owners": owners})
+        pk = int(kwargs["pk"])
+        if not 0 < pk <= MAX_ID:  # no such id (nor one the database could hold)
+            raise Http404("No Match matches the given query.")
+        data, owners = reads.match_detail(pk, request)
+        if data["status"] in caching.FINAL_STATUSES and not _sees_private(request.user, owners):
+            caching.put(key, {"data": data, "owners": owners})  # what every reader sees, and final
         return Response(data)
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
@@ -130,24 +106,8 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
             duplicate_deals=data["duplicate_deals"],
             rotate_seats=data["rotate_seats"],
         )
-        match = self.get_queryset().get(pk=match.pk)
-        attach_entrants([match])
-        return Response(self.get_serializer(match).data, status=status.HTTP_201_CREATED)
-
-
-def _detail_row(pk: str) -> dict[str, Any]:
-    """A match with its entrants, games and failures as plain rows: four small queries, no model
-    instances (they cost more than the queries)."""
-    match = Match.objects.filter(pk=pk).values(*MatchDetailSerializer.COLUMNS).first()
-    if match is None:
-        raise Http404("No Match matches the given query.")
-    attach_entrants([match])
-    games = list(Game.objects.filter(match_id=pk).order_by("index").values(*GameSerializer.COLUMNS))
-    by_game: dict[int, list[dict[str, Any]]] = {game["id"]: [] for game in games}
-    for failure in GameFailure.objects.filter(match_id=pk).order_by("seat").values(*FailureSerializer.COLUMNS):
-        by_game[failure["game_id"]].append(failure)
-    match["game_rows"] = [game | {"failure_rows": by_game[game["id"]]} for game in games]
-    return match
+        data, _ = reads.match_detail(match.pk, request)
+        return Response(data, status=status.HTTP_201_CREATED)
 
 
 def _sees_private(user: Any, owners: Iterable[int]) -> bool:

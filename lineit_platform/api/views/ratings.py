@@ -12,8 +12,9 @@ from rest_framework.response import Response
 
 from tournaments.models import Rating
 
-from .. import caching
+from .. import caching, reads
 from ..filters import LeaderboardFilter
+from ..renderers import RENDERERS
 from ..serializers import LeaderboardEntrySerializer
 
 
@@ -23,26 +24,10 @@ class LeaderboardView(generics.ListAPIView):
 
     serializer_class = LeaderboardEntrySerializer
     filterset_class = LeaderboardFilter
+    renderer_classes = RENDERERS
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return (
-            Rating.objects.select_related("version__bot__owner")
-            .only(
-                "version_id",
-                "ruleset",
-                "rules_version",
-                "rating",
-                "games",
-                "updated_at",
-                "version__number",
-                "version__status",
-                "version__bot_id",
-                "version__bot__name",
-                "version__bot__owner_id",
-                "version__bot__owner__username",
-            )
-            .order_by("-rating", "version_id")
-        )
+        return Rating.objects.order_by("-rating", "version_id")
 
     @extend_schema(operation_id="leaderboard")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -50,11 +35,22 @@ class LeaderboardView(generics.ListAPIView):
         cached = caching.get(key)
         if cached is not None:
             return Response(cached)
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        first = self.paginator.start_rank() if page is not None else 1
-        rows = page if page is not None else []
-        context = self.get_serializer_context() | {"rank_of": {row.pk: first + i for i, row in enumerate(rows)}}
-        data = LeaderboardEntrySerializer(rows, many=True, context=context).data
-        response = self.get_paginated_response(data)
+        page = self.paginate_queryset(_Rows(self.filter_queryset(self.get_queryset())))
+        assert page is not None  # every list is paginated
+        response = self.get_paginated_response(reads.leaderboard_rows(page, self.paginator.start_rank(), request))
         caching.put(key, response.data)
         return response
+
+
+class _Rows:
+    """The filtered ratings as Django's paginator reads them: counted as they are (no joins, an
+    index-only count), a page read as plain rows of reads.LEADERBOARD_COLUMNS."""
+
+    def __init__(self, ratings: QuerySet[Rating]) -> None:
+        self.ratings = ratings
+
+    def count(self) -> int:
+        return self.ratings.count()
+
+    def __getitem__(self, page: slice) -> list[tuple[Any, ...]]:
+        return list(self.ratings.values_list(*reads.LEADERBOARD_COLUMNS)[page])
