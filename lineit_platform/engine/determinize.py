@@ -67,6 +67,7 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
     state._legal = []
     state._views = [None] * n
     state._unseen_view = None
+    state._unseen_at = 0
     state._jackpots_view = None
     state._templates = None
     state._recompute_legal()

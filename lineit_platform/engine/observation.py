@@ -8,6 +8,7 @@ seat last acted. The current player's observation carries its legal actions.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION
@@ -62,6 +63,18 @@ _KEYS = (
 )
 
 
+def _unseen_cards(state: GameState, previous: list[int] | None) -> list[int]:
+    """The cards not dealt yet, sorted: the previous list less the cards dealt since (a copy,
+    for observations already made share the previous one), or sorted afresh."""
+    deck, position = state.deck, state.position
+    if previous is None:
+        return sorted(deck[position:])
+    cards = previous.copy()
+    for card in deck[state._unseen_at : position]:
+        del cards[bisect_left(cards, card)]
+    return cards
+
+
 def _templates(state: GameState) -> list[dict[str, Any]]:
     templates = []
     for seat in range(state.num_players):
@@ -87,8 +100,9 @@ def build_observation(state: GameState, seat: object) -> dict[str, Any]:
             if view is None:
                 views[other] = _player_view(state, other)
     unseen = state._unseen_view
-    if unseen is None:
-        unseen = state._unseen_view = sorted(state.deck[state.position :])
+    if unseen is None or state._unseen_at != state.position:
+        unseen = state._unseen_view = _unseen_cards(state, unseen)
+        state._unseen_at = state.position
     jackpots = state._jackpots_view
     if jackpots is None:
         jackpots = state._jackpots_view = [pile.copy() for pile in state.jackpots]

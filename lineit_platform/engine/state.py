@@ -67,6 +67,7 @@ class GameState:
         "_legal",
         "_marks",
         "_templates",
+        "_unseen_at",
         "_unseen_view",
         "_views",
         "bga",
@@ -130,6 +131,7 @@ class GameState:
         # seat's can change during an action) and the sorted draw pile (changes per round).
         self._views: list[dict[str, Any] | None] = [None] * num_players
         self._unseen_view: list[int] | None = None
+        self._unseen_at = 0  # the deal position _unseen_view was made at
         self._jackpots_view: list[list[int]] | None = None
         self._templates: list[dict[str, Any]] | None = None  # per seat, made by observation.py
         self._start_round()
@@ -255,6 +257,7 @@ class GameState:
         other._legal = self._legal  # never mutated in place: replaced at every decision
         other._views = self._views.copy()
         other._unseen_view = self._unseen_view
+        other._unseen_at = self._unseen_at
         other._jackpots_view = self._jackpots_view
         other._templates = self._templates
         return other
@@ -394,7 +397,6 @@ class GameState:
             self.first = (self.first + 1) % n
             self.market = self.deck[position : position + size]
             self.position = position + size
-            self._unseen_view = None
             turn_index = 0
         self.turn_index = turn_index
         self._begin_turn((self.first + turn_index) % n)
@@ -418,7 +420,6 @@ class GameState:
         size = self.num_players + 2
         self.market = self.deck[self.position : self.position + size]
         self.position += size
-        self._unseen_view = None
         self.turn_index = 0
         self._begin_turn(self.first)
 
@@ -434,7 +435,6 @@ class GameState:
     def _end_game(self) -> None:
         self._discard_to_jackpots(self.deck[self.position :])
         self.position = len(self.deck)
-        self._unseen_view = None
         self.final_pass = 0
         self.final_index = 0
         self._next_final_play()
