@@ -1,6 +1,13 @@
 """Sandbox speed: decision round trip, bot start-up, and the wall time of a 100-game match,
 sandboxed against in-process, for the random bot. Run: .venv/bin/python benchmarks/sandbox.py
 
+The goal (issue 3) is the median overhead per decision of a match: the "real games" lines time
+every decision of the referee's games (run_match, the players sharing one TurnGate, as
+run_sandboxed_match plays them), sandboxed and in-process. In a two-player game about four
+decisions in five are by the bot that made the one before (take, play and close are separate
+decisions), so the median decision costs no freeze; the "turn change every decision" line is
+the worst case, every decision paying the SIGSTOP of one bot and the SIGCONT of the other.
+
 The match and its bots are pinned to one CPU (as run_sandboxed_match does by default), since
 a round trip between two vCPUs costs a cross-CPU wake-up of about 50 µs on these VMs.
 
@@ -36,6 +43,32 @@ def observations(count: int) -> list[dict]:
             state.apply(state.legal_actions()[0])
         seed += 1
     return found
+
+
+class Timed:
+    """A Player that records how long each act() took, and whether the bot acting is the one that
+    acted last (the match's players share ``last``)."""
+
+    def __init__(self, player: InProcessPlayer | SandboxedPlayer, times: list[tuple[float, bool]], last: list) -> None:
+        self.player, self.times, self.last = player, times, last
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.player, name)
+
+    def act(self, observation: dict, timeout: float) -> object:
+        started = time.perf_counter()
+        action = self.player.act(observation, timeout)
+        self.times.append((time.perf_counter() - started, self.last[0] is self))
+        self.last[0] = self
+        return action
+
+
+def real_games(players: list, games: int) -> list[tuple[float, bool]]:
+    """Every decision of ``games`` two-player games through the referee: (seconds, same bot as before)."""
+    times: list[tuple[float, bool]] = []
+    last: list = [None]
+    run_match(MatchSpec(num_players=2, games=games, seed=7), [Timed(player, times, last) for player in players])
+    return times
 
 
 def round_trips(player: InProcessPlayer | SandboxedPlayer, samples: list[dict]) -> list[float]:
@@ -126,6 +159,32 @@ def main() -> None:
     print(
         f"in-process decision: median {statistics.median(base) * 1e6:.1f} µs, p99 {percentile(base, 0.99) * 1e6:.1f} µs"
     )
+
+    base_games = real_games([InProcessPlayer(source), InProcessPlayer(source)], args.games)
+    base_median = statistics.median(seconds for seconds, _ in base_games)
+    base_mean = statistics.mean(seconds for seconds, _ in base_games)
+    same_share = sum(same for _, same in base_games) / len(base_games)
+    print(
+        f"real games ({args.games}, {len(base_games)} decisions, {same_share:.0%} by the bot that made the one "
+        f"before): in-process decision median {base_median * 1e6:.1f} µs, mean {base_mean * 1e6:.1f} µs"
+    )
+    for tier in report.working:
+        gate = TurnGate()
+        players = [SandboxedPlayer(source, limits, tier=tier, gate=gate) for _ in range(2)]
+        real_games(players, 5)  # warm up
+        timed = real_games(players, args.games)
+        for player in players:
+            player.cleanup()
+        median = statistics.median(seconds for seconds, _ in timed)
+        mean = statistics.mean(seconds for seconds, _ in timed)
+        same = [seconds for seconds, same in timed if same]
+        change = [seconds for seconds, same in timed if not same]
+        print(
+            f"real games, {tier}: decision median {median * 1e6:.1f} µs, p99 {percentile([t for t, _ in timed], 0.99) * 1e6:.1f} µs; "
+            f"OVERHEAD PER DECISION: median {(median - base_median) * 1e6:.1f} µs (goal 30), "
+            f"mean {(mean - base_mean) * 1e6:.1f} µs; same bot median {statistics.median(same) * 1e6:.1f} µs, "
+            f"turn change median {statistics.median(change) * 1e6:.1f} µs"
+        )
 
     for tier in report.working:
         # Two players on one gate, alternating, so every decision pays the freeze/thaw of a turn change.

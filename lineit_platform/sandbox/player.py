@@ -109,6 +109,7 @@ class SandboxedPlayer:
         self._channel: Channel | None = None
         self._pidfd: int | None = None
         self.pid: int | None = None  # the bot host's process id, as seen from here
+        self._init_pidfd: int | None = None  # bubblewrap's init (the host's parent), kept stopped
         self._frozen = False
         self._killed = False
         self._sent: dict[str, Any] | None = None  # the last observation this host received
@@ -166,9 +167,10 @@ class SandboxedPlayer:
         if self._channel is not None:
             self._channel.close()
             self._channel = None
-        if self._pidfd is not None:
-            os.close(self._pidfd)
-            self._pidfd = None
+        for pidfd in (self._pidfd, self._init_pidfd):
+            if pidfd is not None:
+                os.close(pidfd)
+        self._pidfd = self._init_pidfd = None
         self.pid = None
         if self._stderr is not None:
             self._stderr.close()
@@ -200,9 +202,11 @@ class SandboxedPlayer:
             self._signal(signal.SIGCONT)
             self._frozen = False
 
-    def _signal(self, number: int) -> None:
-        with contextlib.suppress(ProcessLookupError):  # already dead: the next read reports how
-            signal.pidfd_send_signal(self._pidfd, number)  # type: ignore[arg-type]
+    def _signal(self, number: int, pidfd: int | None = None) -> None:
+        try:  # noqa: SIM105 (contextlib.suppress costs half a microsecond, on every turn change)
+            signal.pidfd_send_signal(self._pidfd if pidfd is None else pidfd, number)  # type: ignore[arg-type]
+        except ProcessLookupError:
+            pass  # already dead: the next read reports how
 
     # ------------------------------------------------------------------ internals
 
@@ -229,6 +233,12 @@ class SandboxedPlayer:
             self._fail(PROTOCOL, str(error))
         if kind != READY or text:
             self._unexpected(kind, text, LOAD)
+        if self._init_pidfd is not None:
+            # bubblewrap's init only waits for the host to exit. Every stop and continue of the
+            # host would wake it (a parent's wait is woken by any change of its child), two
+            # context switches a turn change; stopped, it is not. It is let go in _died(), and
+            # SIGKILL (close(), or the death of its parent) ends it stopped or not.
+            self._signal(signal.SIGSTOP, self._init_pidfd)
         self._park()
 
     def _host_pid(self) -> int:
@@ -241,11 +251,13 @@ class SandboxedPlayer:
         children = Path(f"/proc/{init}/task/{init}/children").read_text().split()
         if len(children) != 1:
             raise ValueError(f"bubblewrap's init has {len(children)} children")
+        self._init_pidfd = os.pidfd_open(init)
         return int(children[0])
 
     def _observation_request(self, observation: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """("act", the whole observation) or ("update", the values that are not the very objects
-        this bot's host received last time; host.py rebuilds the rest).
+        this bot's host received last time, the players' list as {seat: view} of the views that
+        are not; host.py rebuilds the rest).
 
         The engine never changes a value of an observation once it has made it, and shares the
         unchanged ones between observations (tests/sandbox/test_observations.py checks both): an
@@ -256,7 +268,13 @@ class SandboxedPlayer:
         self._sent = observation.copy()  # holds the objects, so that no identity can be reused
         if sent is None or sent.keys() != observation.keys():
             return "act", observation
-        return "update", {key: value for key, value in observation.items() if value is not sent[key]}
+        changes = {key: value for key, value in observation.items() if value is not sent[key]}
+        views, before = changes.get("players"), sent["players"]
+        if type(views) is list and type(before) is list and len(views) == len(before):
+            # The list is new every time, its players' views only when they changed: as a dict
+            # {seat: view}, only those (about half of them, in a two-player game).
+            changes["players"] = {seat: view for seat, view in enumerate(views) if view is not before[seat]}
+        return "update", changes
 
     def _call(self, operation: str, payload: Any, timeout: float) -> tuple[int, bytes]:
         """Send one request and return the reply's kind and text."""
@@ -322,6 +340,8 @@ class SandboxedPlayer:
         """The host closed its pipe: wait briefly for its status and say how it ended."""
         launched = self._require_launched()
         self.thaw()
+        if self._init_pidfd is not None:
+            self._signal(signal.SIGCONT, self._init_pidfd)  # to reap the host and report its status
         try:
             status = launched.process.wait(EXIT_GRACE_SECONDS)
         except subprocess.TimeoutExpired:

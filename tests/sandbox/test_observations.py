@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lineit_platform.botkit.limits import Limits
+from lineit_platform.botkit.players import InProcessPlayer
 from lineit_platform.botkit.sources import BotSource
 from lineit_platform.engine import new_game
 from lineit_platform.sandbox import SandboxedPlayer
@@ -26,6 +27,8 @@ import json
 
 def act(observation):
     seen = json.dumps(observation, sort_keys=True)
+    for view in observation["players"]:
+        view["score"] = -1
     for value in observation.values():
         if isinstance(value, list):
             value.append(0)
@@ -93,32 +96,24 @@ def test_a_sandboxed_bot_sees_exactly_each_observation(tier: str, tmp_path: Path
 
 
 def test_a_bot_that_damages_its_observations_only_confuses_itself(tier: str, tmp_path: Path) -> None:
-    """Its next observation is a new dict, complete; the values it damaged that the engine
-    shares again are damaged for it, exactly as they would be for an in-process bot. The
-    referee's observations are untouched."""
-    player = SandboxedPlayer(bot(tmp_path, "vandal", ECHO_AND_VANDALISE), LIMITS, tier=tier)
-    local: dict[str, Any] | None = None  # the observation given last time
-    damaged: dict[str, Any] = {}  # what the bot made of it: what an in-process bot would see again
+    """Its next observation is a new dict with a new players' list, complete; the values it
+    damaged that the engine shares again (a player's view that did not change, say) are damaged
+    for it, exactly as they are for the same bot in-process. The referee's observations are
+    untouched."""
+    source = bot(tmp_path, "vandal", ECHO_AND_VANDALISE)
+    player = SandboxedPlayer(source, LIMITS, tier=tier)
+    in_process = InProcessPlayer(source)
     try:
         player.start(5)
-        for observation in observations(2):
+        in_process.start(5)
+        # the same games twice: the in-process bot damages its own copy of the engine's values
+        for observation, twin in zip(observations(2), observations(2), strict=True):
             snapshot = marshal.dumps(observation, 2)
-            expected = observation.copy()
-            if local is not None:
-                for key, value in expected.items():
-                    if value is local[key]:
-                        expected[key] = damaged[key]
-            local = observation
-            assert player.act(observation, 2) == json.dumps(expected, sort_keys=True)
+            assert player.act(observation, 2) == in_process.act(twin, 2)
             assert marshal.dumps(observation, 2) == snapshot
-            damaged = marshal.loads(marshal.dumps(expected))
-            for value in damaged.values():
-                if isinstance(value, list):
-                    value.append(0)
-                elif isinstance(value, dict):
-                    value.clear()
     finally:
         player.cleanup()
+        in_process.close()
 
 
 def test_only_the_values_that_are_new_objects_are_sent(tier: str, tmp_path: Path) -> None:
@@ -130,7 +125,30 @@ def test_only_the_values_that_are_new_objects_are_sent(tier: str, tmp_path: Path
         assert player._observation_request(first) == ("update", {})
         operation, changes = player._observation_request(second)
         assert operation == "update"
-        assert changes == {key: value for key, value in second.items() if value is not first[key]}
+        assert set(changes) == {key for key, value in second.items() if value is not first[key]}
         assert set(changes) < set(second)
+        for key, value in changes.items():
+            if key != "players":
+                assert value is second[key]
+        # the players' list is always new; of its views only those that are new objects are sent
+        views = {seat: view for seat, view in enumerate(second["players"]) if view is not first["players"][seat]}
+        assert changes["players"] == views
+        assert len(views) < len(second["players"])
+    finally:
+        player.cleanup()
+
+
+def test_five_players_views_travel_only_when_they_change(tier: str, tmp_path: Path) -> None:
+    """With five seats most decisions change one player's view: the host rebuilds the others."""
+    seen = observations(1, players=5)[::5]  # seat 0's observation at every decision
+    counting = SandboxedPlayer(bot(tmp_path, "count", ECHO), LIMITS, tier=tier)
+    requests = [counting._observation_request(observation) for observation in seen]  # no process needed
+    sent = sum(len(changes["players"]) for operation, changes in requests if operation == "update")
+    assert 0 < sent < (len(seen) - 1) * 5 / 2
+    player = SandboxedPlayer(bot(tmp_path, "echo", ECHO), LIMITS, tier=tier)
+    try:
+        player.start(5)
+        for observation in seen:
+            assert player.act(observation, 2) == json.dumps(observation, sort_keys=True)
     finally:
         player.cleanup()

@@ -322,3 +322,26 @@ def test_everything_dies_when_the_worker_is_killed(tier: str, tmp_path: Path, mo
         if worker.poll() is None:
             worker.kill()
             worker.wait()
+
+
+def test_bubblewraps_init_is_kept_stopped_and_let_go_to_report_a_crash(tmp_path: Path) -> None:
+    """bubblewrap's init (the host's parent) would be woken by every freeze and thaw of the host;
+    it is stopped while the bot plays, and let go when the host dies so its exit is reported."""
+    from lineit_platform.sandbox.tiers import detect_tier
+
+    if "bubblewrap" not in detect_tier().working:
+        pytest.fail("bubblewrap must work on the machines this suite runs on")
+    player = SandboxedPlayer(hostile_bot("crash_segfault", tmp_path), LIMITS, tier="bubblewrap")
+    try:
+        player.start(5)
+        assert player.pid is not None
+        init = int(Path(f"/proc/{player.pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        assert_frozen(init)
+
+        with pytest.raises(BotFailure) as failure:
+            player.act(observation(), 2)
+
+        assert (failure.value.kind, "SIGSEGV" in str(failure.value)) == ("crash", True)
+        assert wait_until_gone(init)
+    finally:
+        player.cleanup()
