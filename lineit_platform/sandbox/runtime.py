@@ -56,7 +56,8 @@ def interpreter() -> Interpreter:
 
 @functools.cache
 def runtime_folder() -> Path:
-    """host.py plus lib/lineit_platform/{engine,botkit/interface.py}, byte-compiled, read-only."""
+    """host.py, host_confinement.py and lib/lineit_platform/{engine,botkit/interface.py},
+    byte-compiled, read-only."""
     root = Path(tempfile.mkdtemp(prefix="lineit-runtime-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     package = root / "lib" / "lineit_platform"
@@ -65,9 +66,11 @@ def runtime_folder() -> Path:
     (package / "botkit" / "__init__.py").write_text('"""Only the bot interface is available to bots."""\n')
     shutil.copy2(PACKAGE_ROOT / "botkit" / "interface.py", package / "botkit" / "interface.py")
     shutil.copytree(PACKAGE_ROOT / "engine", package / "engine", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(Path(__file__).with_name("host.py"), root / "host.py")
+    for host_file in ("host.py", "host_confinement.py"):
+        shutil.copy2(Path(__file__).with_name(host_file), root / host_file)
     (root / "empty").mkdir()
     compileall.compile_dir(root / "lib", quiet=1)
+    compileall.compile_file(root / "host_confinement.py", quiet=1)  # imported by host.py
     _make_read_only(root)
     return root
 
