@@ -12,6 +12,7 @@ from bots.models import BotVersion
 from lineit_platform.errors import ApplicationError
 
 from .models import (
+    TOURNAMENT_SETTINGS,
     Game,
     GameFailure,
     Match,
@@ -170,21 +171,7 @@ class RatingEventAdmin(admin.ModelAdmin):
 
 # --- Tournaments -----------------------------------------------------------------------------------
 
-CREATE_FIELDS = (
-    "name",
-    "format",
-    "table_size",
-    "options",
-    "games_per_pairing",
-    "duplicate_deals",
-    "ruleset",
-    "limits",
-    "ranked",
-    "participation",
-    "max_entrants",
-    "starts_at",
-    "signup_deadline",
-)
+CREATE_FIELDS = (*TOURNAMENT_SETTINGS, "starts_at", "signup_deadline")
 
 
 class TournamentCreateForm(forms.ModelForm):

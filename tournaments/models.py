@@ -273,6 +273,11 @@ class TournamentSettings(models.Model):
         abstract = True
 
 
+# What a tournament and a recurring tournament share, in declaration order: the forms, the
+# services and the API list these names from here.
+TOURNAMENT_SETTINGS = tuple(field.name for field in TournamentSettings._meta.fields)
+
+
 class Tournament(TournamentSettings):
     """scheduled | open -> running -> finished, or cancelled.
 

@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from lineit_platform.engine import RULESETS, STANDARD
-from tournaments.models import RecurringTournament, Tournament
+from tournaments.models import TOURNAMENT_SETTINGS, RecurringTournament, Tournament
 from tournaments.services.tournaments import recurring_tournament_save
 
 
@@ -48,16 +48,7 @@ class RecurringTournamentSerializer(serializers.ModelSerializer):
             "id",
             "name",
             "enabled",
-            "format",
-            "table_size",
-            "options",
-            "games_per_pairing",
-            "duplicate_deals",
-            "ruleset",
-            "limits",
-            "ranked",
-            "participation",
-            "max_entrants",
+            *TOURNAMENT_SETTINGS[1:],  # after the name
             "every",
             "next_run_at",
             "signup_window",

@@ -18,30 +18,14 @@ from django.utils import timezone
 
 from lineit_platform.errors import ApplicationError
 
-from ...models import RecurringTournament, Tournament
+from ...models import TOURNAMENT_SETTINGS, RecurringTournament, Tournament
 from .creation import tournament_create, tournament_settings_check
 
 logger = logging.getLogger(__name__)
 
 # --- Recurring tournaments --------------------------------------------------------------------
 
-RECURRING_FIELDS = (
-    "name",
-    "format",
-    "table_size",
-    "options",
-    "games_per_pairing",
-    "duplicate_deals",
-    "ruleset",
-    "limits",
-    "ranked",
-    "participation",
-    "max_entrants",
-    "enabled",
-    "every",
-    "next_run_at",
-    "signup_window",
-)
+RECURRING_FIELDS = (*TOURNAMENT_SETTINGS, "enabled", "every", "next_run_at", "signup_window")
 
 
 def recurring_tournament_check(recurring: RecurringTournament) -> None:
