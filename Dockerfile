@@ -25,4 +25,4 @@ RUN pip install -e . gunicorn "mypy>=1.11" \
 
 USER lineit
 EXPOSE 8000
-CMD ["gunicorn", "lineit_platform.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "lineit_platform.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "3", "--worker-class", "gthread"]

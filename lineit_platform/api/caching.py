@@ -19,10 +19,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import caches
-from django.db import connection
 from rest_framework.request import Request
 
 from tournaments.models import Match
+
+from . import reads
 
 FINAL_STATUSES = frozenset({Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED})
 
@@ -56,9 +57,7 @@ def _url_digest(request: Request) -> str:
 def leaderboard_key(request: Request) -> str | None:
     if not _seconds():
         return None
-    with connection.cursor() as cursor:
-        cursor.execute(_LEADERBOARD_FINGERPRINT)
-        row = cursor.fetchone()
+    (row,) = reads.fetch(_LEADERBOARD_FINGERPRINT)
     fingerprint = hashlib.sha256(repr(row).encode()).hexdigest()[:16]
     return f"leaderboard:{fingerprint}:{_url_digest(request)}"
 

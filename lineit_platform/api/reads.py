@@ -5,8 +5,10 @@ models' values; a detail's games as the game endpoint writes them).
 
 Why: under load, CPU is the latency. The ORM spends about a millisecond building each query,
 more than PostgreSQL takes to answer it, and DRF's serializers as much again for a page of rows.
-Fixed SQL text costs neither. The SQL is plain (PostgreSQL and SQLite both run it); the ORM
-still builds the match list's filtered, paginated id query, where the filters vary.
+Fixed SQL text costs neither. The SQL is plain (PostgreSQL and SQLite both run it); on
+PostgreSQL a page of the match list is one query (match_pages.py), elsewhere (and for filter
+values not in their plain form) the ORM builds its filtered, paginated id query. On PostgreSQL
+over a kept connection, every query here is a prepared statement (see fetch).
 
 Values as the backends give them to a raw cursor: JSON columns are text (Django registers no
 JSON loader), date-times are UTC (aware on PostgreSQL, naive on SQLite).
@@ -34,12 +36,63 @@ Row = tuple[Any, ...]
 
 
 def fetch(sql: str, params: Sequence[Any] = ()) -> list[Row]:
-    """The rows of one query, through Django's cursor (logged and counted like the ORM's)."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.cursor.adapters.register_loader("timestamptz", _timestamptz_loader())
+    """The rows of one query, through Django's cursor (logged and counted like the ORM's); on
+    PostgreSQL over a kept connection, as a prepared statement."""
+    with _cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def _cursor() -> Any:
+    if connection.vendor != "postgresql":
+        return connection.cursor()
+    if _keeps_connections():
+        cursor = _preparing_cursor()
+    else:
+        cursor = connection.cursor()
+    cursor.cursor.adapters.register_loader("timestamptz", _timestamptz_loader())
+    return cursor
+
+
+# Prepared statements. PostgreSQL plans a query afresh every time it is sent as text: for these
+# reads (joins of four or five tables) planning took four fifths of the database's CPU, and a
+# prepared statement is planned once per connection. Django turns psycopg's preparing off (for
+# poolers in transaction mode, which may hand a request another server session); these queries
+# alone ask for it, and only over connections that outlive a request (CONN_MAX_AGE, or Django's
+# pool): on a connection per request, a prepare is one more round trip for nothing. psycopg
+# prepares at most on request while its threshold is past any count, and keeps 100 per connection.
+_NEVER = 2**62
+
+
+def _keeps_connections() -> bool:
+    settings = connection.settings_dict
+    return settings["CONN_MAX_AGE"] != 0 or bool(settings["OPTIONS"].get("pool"))
+
+
+def _preparing_cursor() -> Any:
+    """Django's cursor (logged, counted, its errors Django's) around psycopg's server-binding one."""
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    raw = connection.connection
+    if raw.prepare_threshold is None:  # Django's default: psycopg then prepares nothing, asked or not
+        raw.prepare_threshold = _NEVER
+    preparing = _preparing_cursor_class()(raw)
+    return connection.make_debug_cursor(preparing) if connection.queries_logged else connection.make_cursor(preparing)
+
+
+@functools.cache
+def _preparing_cursor_class() -> type:
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class PreparingCursor(ServerBindingCursor):
+        """Server-side binding (a prepared statement holds the query apart from its values), and
+        every query prepared."""
+
+        def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: Any = None) -> Any:
+            return super().execute(query, params, prepare=True, binary=binary)
+
+    return PreparingCursor
 
 
 @functools.cache
@@ -102,21 +155,21 @@ class Links:
 
 # --- Matches ----------------------------------------------------------------------------------
 
-_MATCH_COLUMNS = """m.id, m.status, m.ruleset, m.rules_version, m.ranked, m.origin, m.num_players, m.games,
+MATCH_COLUMNS = """m.id, m.status, m.ruleset, m.rules_version, m.ranked, m.origin, m.num_players, m.games,
     m.games_played, m.duplicate_deals, m.rotate_seats, m.seed, u.username, m.error, m.created_at, m.started_at,
     m.finished_at"""
 
-_ENTRANT_COLUMNS = 'e."index", e.version_id, e.total_score, e.mean_rank, e.wins, e.forfeits'
+ENTRANT_COLUMNS = 'e."index", e.version_id, e.total_score, e.mean_rank, e.wins, e.forfeits'
 
 MATCHES_SQL = f"""
-    SELECT {_MATCH_COLUMNS}
+    SELECT {MATCH_COLUMNS}
     FROM tournaments_match m LEFT JOIN auth_user u ON u.id = m.requested_by_id
     WHERE m.id {{}}"""
 
 # A page's entrants and their versions' labels in two queries: joined, PostgreSQL hashes every
 # version and bot for sixty entrants, and plans the join longer than it runs two lookups.
 ENTRANTS_SQL = f"""
-    SELECT e.match_id, {_ENTRANT_COLUMNS}
+    SELECT e.match_id, {ENTRANT_COLUMNS}
     FROM tournaments_matchentrant e
     WHERE e.match_id {{}}
     ORDER BY e.match_id, e."index" """
@@ -129,7 +182,7 @@ VERSIONS_SQL = """
 # One match: a row per entrant (one row, its entrant columns null, if it has none). For a single
 # match the joins are index lookups.
 MATCH_DETAIL_SQL = f"""
-    SELECT {_MATCH_COLUMNS}, m.attempts, m.sandbox_tier, m.limits, {_ENTRANT_COLUMNS}, v.number, v.bot_id, b.name
+    SELECT {MATCH_COLUMNS}, m.attempts, m.sandbox_tier, m.limits, {ENTRANT_COLUMNS}, v.number, v.bot_id, b.name
     FROM tournaments_match m
         LEFT JOIN auth_user u ON u.id = m.requested_by_id
         LEFT JOIN tournaments_matchentrant e ON e.match_id = m.id
@@ -151,7 +204,7 @@ GAMES_SQL = """
 
 
 def _entrant(row: Row, number: int, bot: int, name: str) -> dict[str, Any]:
-    """EntrantSerializer's fields, from a row of _ENTRANT_COLUMNS and its version's label."""
+    """EntrantSerializer's fields, from a row of ENTRANT_COLUMNS and its version's label."""
     index, version, score, mean_rank, wins, forfeits = row
     return {
         "index": index,
@@ -180,7 +233,7 @@ def entrants_of(match_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
 
 
 def _match(row: Row, entrants: list[dict[str, Any]], links: Links) -> dict[str, Any]:
-    """MatchSerializer's fields, from a row of _MATCH_COLUMNS."""
+    """MatchSerializer's fields, from a row of MATCH_COLUMNS."""
     return {
         "id": row[0],
         "url": links("api-match-detail", row[0]),
@@ -202,6 +255,21 @@ def _match(row: Row, entrants: list[dict[str, Any]], links: Links) -> dict[str, 
         "finished_at": iso(row[16]),
         "entrants": entrants,
     }
+
+
+def matches_with_entrants(rows: Sequence[Row], links: Links) -> list[dict[str, Any]]:
+    """MatchSerializer's dicts, in the rows' order, from rows of MATCH_COLUMNS, ENTRANT_COLUMNS and
+    the version's number, bot and bot name: a row per entrant, in seat-list order (one row, its
+    entrant columns null, for a match without entrants)."""
+    matches: list[dict[str, Any]] = []
+    entrants: list[dict[str, Any]] = []
+    for row in rows:
+        if not matches or matches[-1]["id"] != row[0]:
+            entrants = []
+            matches.append(_match(row, entrants, links))
+        if row[17] is not None:
+            entrants.append(_entrant(row[17:23], *row[23:26]))
+    return matches
 
 
 def match_list(ids: Sequence[int], request: Request | None) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from lineit_platform.errors import NotFound
 from tournaments.models import Game, GameFailure, Match
 from tournaments.services.match_requests import match_request
 
-from .. import caching, reads
+from .. import caching, match_pages, reads
 from ..filters import MAX_ID, GameFilter, MatchFilter
 from ..pagination import NewestFirstCursorPagination, OldestFirstCursorPagination
 from ..permissions import may_manage
@@ -63,10 +63,16 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         return Match.objects.all()
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        # The ORM builds the filtered, paginated id query; the rows are read by reads.match_list.
-        page = self.paginate_queryset(self.filter_queryset(Match.objects.values("id")))
-        assert page is not None  # every list is paginated
-        return self.get_paginated_response(reads.match_list([row["id"] for row in page], request))
+        rows = match_pages.match_rows(request)
+        if rows is not None:  # one query (match_pages)
+            page = self.paginate_queryset(rows)
+            assert page is not None  # every list is paginated
+            return self.get_paginated_response(page)
+        # The general path: the FilterSet and the ORM build the filtered, paginated id query (and
+        # answer bad values); the rows are read by reads.match_list.
+        ids = self.paginate_queryset(self.filter_queryset(Match.objects.values("id")))
+        assert ids is not None
+        return self.get_paginated_response(reads.match_list([row["id"] for row in ids], request))
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         key = caching.match_detail_key(request, kwargs["pk"])
