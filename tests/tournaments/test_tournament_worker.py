@@ -4,10 +4,7 @@ tasks delivered twice; and a tournament started at its time by the one beat proc
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -15,10 +12,10 @@ from typing import Any
 
 import pytest
 import redis
+from celery_processes import CeleryProcess, wait_for
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
-from test_worker_integration import Worker, wait_for
+from test_worker_integration import integration_worker
 from tournament_helpers import CRASHING_BOT
 
 from tournaments import formats
@@ -29,7 +26,6 @@ from tournaments.tasks import tournament_advance_task, tournament_start_task
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-CELERY = Path(sys.executable).with_name("celery")
 SLOW_BOT = (
     (Path(settings.BASE_DIR) / "bots/builtin/random_bot.py")
     .read_bytes()
@@ -45,34 +41,11 @@ def _broker() -> redis.Redis:
     return redis.Redis.from_url(settings.CELERY_BROKER_URL)
 
 
-class Beat:
+def beat_process(log: Path) -> CeleryProcess:
     """The one beat process, reading the test database's schedule."""
-
-    def __init__(self, log: Path) -> None:
-        database = connection.settings_dict
-        environment = os.environ | QUIET | {"SWEEP_INTERVAL_SECONDS": "2"}
-        environment["DATABASE_URL"] = (
-            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-        )
-        self.log = log.open("ab")
-        self.process = subprocess.Popen(
-            [str(CELERY), "-A", "lineit_platform.celery", "beat", "-l", "info", "--max-interval", "1"]
-            + ["--schedule", str(log.parent / "beat-schedule")],  # unused by the database scheduler
-            env=environment,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-        self.log.close()
+    arguments = ["beat", "-l", "info", "--max-interval", "1"]
+    arguments += ["--schedule", str(log.parent / "beat-schedule")]  # unused by the database scheduler
+    return CeleryProcess(arguments, log, QUIET | {"SWEEP_INTERVAL_SECONDS": "2"})
 
 
 @pytest.fixture
@@ -80,22 +53,19 @@ def processes(transactional_db, tmp_path, monkeypatch) -> Iterator[dict[str, Cal
     for name, value in QUIET.items():
         monkeypatch.setenv(name, value)
     _broker().flushdb()
-    workers: list[Worker] = []
-    beats: list[Beat] = []
+    processes: list[CeleryProcess] = []
 
-    def worker(concurrency: int = 1) -> Worker:
-        workers.append(Worker(tmp_path / "worker.log", concurrency))
-        return workers[-1]
+    def worker(concurrency: int = 1) -> CeleryProcess:
+        processes.append(integration_worker(tmp_path / "worker.log", concurrency))
+        return processes[-1]
 
-    def beat() -> Beat:
-        beats.append(Beat(tmp_path / "beat.log"))
-        return beats[-1]
+    def beat() -> CeleryProcess:
+        processes.append(beat_process(tmp_path / "beat.log"))
+        return processes[-1]
 
     yield {"worker": worker, "beat": beat}
-    for started in workers:
-        started.kill(signal.SIGTERM)
-    for one in beats:
-        one.stop()
+    for started in processes:
+        started.stop(signal.SIGTERM)
     _broker().flushdb()
 
 
@@ -151,7 +121,7 @@ def test_a_worker_killed_mid_tournament_and_tasks_run_twice_change_no_result(pro
     first = processes["worker"]()
     wait_for(lambda: Match.objects.filter(tournament=tournament, status="running").exists(), "a match under way")
     victim = Match.objects.get(tournament=tournament, status="running")
-    first.kill(signal.SIGKILL)
+    first.stop(signal.SIGKILL)
     victim.refresh_from_db()
     assert (victim.status, victim.attempts) == ("running", 1)
 

@@ -4,19 +4,15 @@ nothing and counts nothing twice, and concurrent results give the ratings the re
 
 from __future__ import annotations
 
-import os
 import random
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import redis
+from celery_processes import CeleryProcess, wait_for, worker
 from django.conf import settings
-from django.db import connection
 from django.test import override_settings
 
 from bots.models import BotVersion
@@ -26,7 +22,6 @@ from tournaments.services import ladder_tick, match_schedule, matches_sweep, rat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-CELERY = Path(sys.executable).with_name("celery")
 WORKER_ENVIRONMENT = {
     "MATCH_LEASE_SECONDS": "6",
     "MATCH_TIME_LIMIT_SECONDS": "120",
@@ -36,74 +31,24 @@ WORKER_ENVIRONMENT = {
 }
 
 
-class Worker:
-    def __init__(self, log: Path, concurrency: int = 1) -> None:
-        database = connection.settings_dict
-        environment = os.environ | WORKER_ENVIRONMENT
-        environment["DATABASE_URL"] = (
-            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-        )
-        self.log = log.open("ab")
-        self.process = subprocess.Popen(
-            [
-                str(CELERY),
-                "-A",
-                "lineit_platform.celery",
-                "worker",
-                "-l",
-                "info",
-                "-c",
-                str(concurrency),
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"test{time.monotonic_ns()}@%h",
-            ],
-            env=environment,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-        self.log.close()
+def integration_worker(log: Path, concurrency: int = 1) -> CeleryProcess:
+    """A worker with short leases and retries, so the tests see recoveries in seconds."""
+    return worker(log, concurrency, WORKER_ENVIRONMENT)
 
 
 @pytest.fixture
-def start_worker(transactional_db, tmp_path) -> Iterator[Callable[..., Worker]]:  # type: ignore[no-untyped-def]
+def start_worker(transactional_db, tmp_path) -> Iterator[Callable[..., CeleryProcess]]:  # type: ignore[no-untyped-def]
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()  # no stale messages from earlier runs
-    workers: list[Worker] = []
+    workers: list[CeleryProcess] = []
 
-    def start(concurrency: int = 1) -> Worker:
-        worker = Worker(tmp_path / "worker.log", concurrency)
-        workers.append(worker)
-        return worker
+    def start(concurrency: int = 1) -> CeleryProcess:
+        workers.append(integration_worker(tmp_path / "worker.log", concurrency))
+        return workers[-1]
 
     yield start
-    for worker in workers:
-        worker.kill(signal.SIGTERM)
+    for started in workers:
+        started.stop(signal.SIGTERM)
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
-
-
-def wait_for(
-    condition: Callable[[], bool], what: str, timeout: float = 120.0, tick: Callable[[], object] | None = None
-) -> None:
-    give_up = time.monotonic() + timeout
-    while time.monotonic() < give_up:
-        if tick is not None:
-            tick()
-        if condition():
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_an_upload_is_validated_by_the_worker(start_worker, alice) -> None:  # type: ignore[no-untyped-def]
@@ -147,7 +92,7 @@ def test_a_worker_killed_mid_match_loses_nothing_and_counts_nothing_twice(start_
     match = match_schedule(versions=versions, games=300, ranked=True, seed=42)
     first = start_worker()
     wait_for(lambda: Match.objects.get(pk=match.pk).games_played > 0, "the match to be under way")
-    first.kill(signal.SIGKILL)
+    first.stop(signal.SIGKILL)
     match.refresh_from_db()
     assert (match.status, match.attempts) == ("running", 1)
     assert not Game.objects.filter(match=match).exists()  # results are written once, at the end

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 import redis
+from celery_processes import CeleryProcess, wait_for
 from django.conf import settings
 from django.utils import timezone
 from playwright.sync_api import sync_playwright
-from web_browser import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch, Worker, screenshot, wait_for
+from web_browser import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch, screenshot, web_worker
 
 from bots.models import BotVersion
 from bots.services import builtin_bots_register
@@ -56,9 +57,9 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture
-def worker(transactional_db: Any, tmp_path: Any) -> Iterator[Worker]:
+def worker(transactional_db: Any, tmp_path: Any) -> Iterator[CeleryProcess]:
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()  # no stale messages from earlier runs
-    started = Worker(tmp_path / "worker.log")
+    started = web_worker(tmp_path / "worker.log")
     try:
         yield started
     finally:

@@ -4,16 +4,11 @@ subprocess, screenshots and console errors."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from celery_processes import CeleryProcess, worker
 from django.conf import settings
-from django.db import connection
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -27,50 +22,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = Path(settings.BASE_DIR) / "test-artifacts" / "screenshots"
-CELERY = Path(sys.executable).with_name("celery")
 
 
-class Worker:
+def web_worker(log: Path) -> CeleryProcess:
     """A real Celery worker on the test database (a subprocess of its own session)."""
-
-    def __init__(self, log: Path) -> None:
-        database = connection.settings_dict
-        environment = os.environ | {
-            "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}",
-            "MATCH_RETRY_DELAY_SECONDS": "1",
-        }
-        self.log = log.open("ab")
-        self.process = subprocess.Popen(
-            [
-                str(CELERY),
-                *("-A", "lineit_platform.celery", "worker", "-l", "info", "-c", "1"),
-                *("--without-gossip", "--without-mingle", "--without-heartbeat"),
-                *("-n", f"web{time.monotonic_ns()}@%h"),
-            ],
-            env=environment,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-        self.log.close()
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 120.0) -> None:
-    give_up = time.monotonic() + timeout
-    while time.monotonic() < give_up:
-        if condition():
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
+    return worker(log, environment={"MATCH_RETRY_DELAY_SECONDS": "1"})
 
 
 class ConsoleWatch:
