@@ -4,6 +4,7 @@ reach the database as something it cannot hold: bad values are a 400, never a se
 from __future__ import annotations
 
 import copy
+import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from tournaments.models import Game, Match, Rating, RatingEvent, Tournament
 from .reads import fetch, where_in
 
 MAX_ID = 2**63 - 1
+PLAIN_ID = re.compile(r"[1-9][0-9]{0,17}")  # an id as IdField reads it (within 1..MAX_ID), unchanged
 RULESET_CHOICES = [(name, name) for name in RULESETS]
 
 

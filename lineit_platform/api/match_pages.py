@@ -15,7 +15,6 @@ MatchRows turns its ``order_by``, ``filter`` and slice into SQL the way the ORM 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.db import connection
@@ -25,9 +24,8 @@ from rest_framework.request import Request
 from tournaments.models import Match
 
 from . import reads
-from .filters import MAX_ID, MatchFilter, StrictBooleanField
+from .filters import MAX_ID, PLAIN_ID, MatchFilter, StrictBooleanField
 
-_PLAIN_ID = re.compile(r"[1-9][0-9]{0,17}")  # within 1..MAX_ID, as IdField reads it
 _CHOICES = {
     name: frozenset(str(key) for key, _ in MatchFilter.base_filters[name].extra["choices"])
     for name in ("status", "ruleset", "origin")
@@ -77,10 +75,10 @@ def match_rows(request: Request) -> MatchRows | None:
         if value == "":
             continue  # an empty value filters nothing
         if name in ("bot", "version"):
-            if played is not None or not _PLAIN_ID.fullmatch(value):
+            if played is not None or not PLAIN_ID.fullmatch(value):
                 return None
             played = (_BY_BOT if name == "bot" else _BY_VERSION, int(value))
-        elif name == "tournament" and _PLAIN_ID.fullmatch(value):
+        elif name == "tournament" and PLAIN_ID.fullmatch(value):
             conditions.append(f"{_COLUMNS[name]} = %s")
             values.append(int(value))
         elif name in _CHOICES and value in _CHOICES[name]:

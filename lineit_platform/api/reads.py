@@ -23,9 +23,11 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from django.db import connection
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import Http404
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from rest_framework.request import Request
 
 from lineit_platform.ratings import PROVISIONAL_GAMES
@@ -38,18 +40,20 @@ Row = tuple[Any, ...]
 def fetch(sql: str, params: Sequence[Any] = ()) -> list[Row]:
     """The rows of one query, through Django's cursor (logged and counted like the ORM's); on
     PostgreSQL over a kept connection, as a prepared statement."""
-    with _cursor() as cursor:
+    with _cursor(connections[DEFAULT_DB_ALIAS]) as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
 
-def _cursor() -> Any:
-    if connection.vendor != "postgresql":
-        return connection.cursor()
-    if _keeps_connections():
-        cursor = _preparing_cursor()
+# The connection is looked up once per query: each attribute read through django.db.connection
+# looks it up again in the thread's connections (a third of this module's own cost of a query).
+def _cursor(database: BaseDatabaseWrapper) -> Any:
+    if database.vendor != "postgresql":
+        return database.cursor()
+    if _keeps_connections(database):
+        cursor = _preparing_cursor(database)
     else:
-        cursor = connection.cursor()
+        cursor = database.cursor()
     cursor.cursor.adapters.register_loader("timestamptz", _timestamptz_loader())
     return cursor
 
@@ -64,21 +68,21 @@ def _cursor() -> Any:
 _NEVER = 2**62
 
 
-def _keeps_connections() -> bool:
-    settings = connection.settings_dict
-    return settings["CONN_MAX_AGE"] != 0 or bool(settings["OPTIONS"].get("pool"))
+def _keeps_connections(database: BaseDatabaseWrapper) -> bool:
+    config = database.settings_dict
+    return config["CONN_MAX_AGE"] != 0 or bool(config["OPTIONS"].get("pool"))
 
 
-def _preparing_cursor() -> Any:
+def _preparing_cursor(database: BaseDatabaseWrapper) -> Any:
     """Django's cursor (logged, counted, its errors Django's) around psycopg's server-binding one."""
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    raw = connection.connection
+    database.close_if_health_check_failed()
+    database.ensure_connection()
+    database.validate_thread_sharing()
+    raw = database.connection
     if raw.prepare_threshold is None:  # Django's default: psycopg then prepares nothing, asked or not
         raw.prepare_threshold = _NEVER
     preparing = _preparing_cursor_class()(raw)
-    return connection.make_debug_cursor(preparing) if connection.queries_logged else connection.make_cursor(preparing)
+    return database.make_debug_cursor(preparing) if database.queries_logged else database.make_cursor(preparing)
 
 
 @functools.cache
@@ -137,7 +141,7 @@ _PLACEHOLDER = 987654321987654321
 
 
 class Links:
-    """Absolute URLs of one request, each route reversed once (a page makes many)."""
+    """Absolute URLs of one request, each made from its route's template (a page makes many)."""
 
     def __init__(self, request: Request | None) -> None:
         self.request = request
@@ -146,11 +150,18 @@ class Links:
     def __call__(self, name: str, pk: int) -> str:
         template = self.templates.get(name)
         if template is None:
-            path = reverse(name, args=[_PLACEHOLDER])
+            path = _route(name, get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
             if self.request is not None:
                 path = self.request.build_absolute_uri(path)
             template = self.templates[name] = path.replace(str(_PLACEHOLDER), "{}")
         return template.format(pk)
+
+
+@functools.lru_cache(maxsize=128)
+def _route(name: str, script_prefix: str, urlconf: str) -> str:
+    """A route's path with the placeholder for its id, reversed once per script prefix and URLconf
+    (the prefix is the request's): reversing costs some 20 µs, more than a page of links."""
+    return reverse(name, args=[_PLACEHOLDER], urlconf=urlconf)
 
 
 # --- Matches ----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from api_helpers import CRASHING_BOT, assert_error
+from django.urls import set_script_prefix
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
@@ -147,3 +148,15 @@ def test_browsers_still_get_the_browsable_api(played, anonymous) -> None:  # typ
     for url in ("/api/matches/", f"/api/matches/{played.pk}/", "/api/leaderboard/"):
         response = anonymous.get(url, HTTP_ACCEPT="text/html")
         assert response.status_code == 200 and response["Content-Type"].startswith("text/html"), url
+
+
+def test_links_follow_the_script_prefix_of_each_request() -> None:
+    # Routes are reversed once per prefix: a site served under /arena/ links under /arena/, and the
+    # next request under / does not inherit it.
+    assert reads.Links(None)("api-match-detail", 5) == "/api/matches/5/"
+    try:
+        set_script_prefix("/arena/")
+        assert reads.Links(None)("api-match-detail", 5) == "/arena/api/matches/5/"
+    finally:
+        set_script_prefix("/")
+    assert reads.Links(None)("api-match-detail", 5) == "/api/matches/5/"

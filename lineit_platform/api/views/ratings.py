@@ -12,8 +12,9 @@ from rest_framework.response import Response
 
 from tournaments.models import Rating
 
-from .. import caching, reads
+from .. import caching, leaderboard_pages, reads
 from ..filters import LeaderboardFilter
+from ..leaderboard_pages import LeaderboardRows
 from ..renderers import RENDERERS
 from ..serializers import LeaderboardEntrySerializer
 
@@ -35,7 +36,10 @@ class LeaderboardView(generics.ListAPIView):
         cached = caching.get(key)
         if cached is not None:
             return Response(cached)
-        page = self.paginate_queryset(_Rows(self.filter_queryset(self.get_queryset())))
+        rows: LeaderboardRows | _Rows | None = leaderboard_pages.leaderboard_rows(request, self.paginator)
+        if rows is None:  # the general path: the FilterSet and the ORM (and their answers to bad values)
+            rows = _Rows(self.filter_queryset(self.get_queryset()))
+        page = self.paginate_queryset(rows)
         assert page is not None  # every list is paginated
         response = self.get_paginated_response(reads.leaderboard_rows(page, self.paginator.start_rank(), request))
         caching.put(key, response.data)
