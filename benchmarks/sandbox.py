@@ -64,10 +64,12 @@ class Timed:
 
 
 def real_games(players: list, games: int) -> list[tuple[float, bool]]:
-    """Every decision of ``games`` two-player games through the referee: (seconds, same bot as before)."""
+    """Every decision of ``games`` games through the referee, one seat per player: (seconds, same
+    bot as before)."""
     times: list[tuple[float, bool]] = []
     last: list = [None]
-    run_match(MatchSpec(num_players=2, games=games, seed=7), [Timed(player, times, last) for player in players])
+    spec = MatchSpec(num_players=len(players), games=games, seed=7)
+    run_match(spec, [Timed(player, times, last) for player in players])
     return times
 
 
@@ -134,6 +136,7 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=5000)
     parser.add_argument("--starts", type=int, default=20)
     parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 6), help="seats of the real games")
     args = parser.parse_args()
     allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(allowed)})
@@ -160,17 +163,17 @@ def main() -> None:
         f"in-process decision: median {statistics.median(base) * 1e6:.1f} µs, p99 {percentile(base, 0.99) * 1e6:.1f} µs"
     )
 
-    base_games = real_games([InProcessPlayer(source), InProcessPlayer(source)], args.games)
+    base_games = real_games([InProcessPlayer(source) for _ in range(args.players)], args.games)
     base_median = statistics.median(seconds for seconds, _ in base_games)
     base_mean = statistics.mean(seconds for seconds, _ in base_games)
     same_share = sum(same for _, same in base_games) / len(base_games)
     print(
-        f"real games ({args.games}, {len(base_games)} decisions, {same_share:.0%} by the bot that made the one "
+        f"real games ({args.games} of {args.players} players, {len(base_games)} decisions, {same_share:.0%} by the bot that made the one "
         f"before): in-process decision median {base_median * 1e6:.1f} µs, mean {base_mean * 1e6:.1f} µs"
     )
     for tier in report.working:
         gate = TurnGate()
-        players = [SandboxedPlayer(source, limits, tier=tier, gate=gate) for _ in range(2)]
+        players = [SandboxedPlayer(source, limits, tier=tier, gate=gate) for _ in range(args.players)]
         real_games(players, 5)  # warm up
         timed = real_games(players, args.games)
         for player in players:
