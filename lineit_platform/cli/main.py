@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from . import doctor, match, rules, show, tournament, verify
+from . import doctor, match, rules, show, sprt, tournament, verify
 from .errors import CommandError, UsageError
 
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in lineit itself, told apart from a failed command
@@ -32,7 +32,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> Parser:
     parser = Parser(prog="lineit", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for module in (match, tournament, show, verify, doctor, rules):
+    for module in (match, tournament, sprt, show, verify, doctor, rules):
         module.add_parser(commands)
     return parser
 
@@ -42,7 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            raise UsageError("choose a command: match, tournament, show, verify, doctor or rules (see 'lineit --help')")
+            raise UsageError(
+                "choose a command: match, tournament, sprt, show, verify, doctor or rules (see 'lineit --help')"
+            )
         status: int = args.handler(args)
         return status
     except CommandError as error:

@@ -58,6 +58,15 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("--replays", metavar="DIR", type=Path, help="write one replay file per game into DIR")
     parser.add_argument("--in-process", action="store_true", help="trusted bots only: no sandbox, in this process")
+    add_limit_arguments(parser)
+    output = parser.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print a machine-readable summary instead of the table")
+    output.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
+    parser.set_defaults(handler=run)
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The match limits' options (match_limits reads them)."""
     limits = parser.add_argument_group("limits (defaults as on the server)")
     limits.add_argument("--move-seconds", type=float, metavar="S", help="free thinking time per decision")
     limits.add_argument("--bank-seconds", type=float, metavar="S", help="time bank for the match, beyond the free time")
@@ -65,10 +74,6 @@ def add_parser(commands: Any) -> None:
     limits.add_argument("--startup-seconds", type=float, metavar="S", help="time to load the bot and start a game")
     limits.add_argument("--memory-mb", type=int, metavar="MB", help="memory cap per bot (sandbox only)")
     limits.add_argument("--max-failures", type=int, metavar="N", help="failed games before a bot is stopped")
-    output = parser.add_argument_group("output")
-    output.add_argument("--json", action="store_true", help="print a machine-readable summary instead of the table")
-    output.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
