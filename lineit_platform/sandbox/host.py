@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 MAX_FRAME = 1 << 20
 HEADER = 4
 SEQUENCE = 4  # every frame names the request it answers (protocol.py)
-PIPE_LOST = 125  # exit status when the bot broke the host's pipes (player.py reads it as protocol)
+PIPE_LOST = 125  # exit status when the bot broke the host's pipes (exits.py reads it as protocol)
 
 # Host -> parent message types.
 CONFINED = b"C"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import select
 import signal
 import subprocess
 import time
@@ -13,9 +12,6 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from lineit_platform.botkit.failures import (
-    CPU_LIMIT,
-    CRASH,
-    EXITED,
     KINDS,
     LOAD,
     PROTOCOL,
@@ -26,6 +22,7 @@ from lineit_platform.botkit.failures import (
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.sources import BotSource
 
+from .exits import describe_exit, wait_for_exit
 from .launch import BUBBLEWRAP, Launched, host_config, launch, read_tail, stderr_file
 from .protocol import (
     ACK,
@@ -42,7 +39,6 @@ from .protocol import (
 from .runtime import BotStagingError, StagedBot, stage_bot
 
 EXIT_GRACE_SECONDS = 2.0
-HOST_PIPE_LOST = 125  # host.py's exit status when the bot closed or broke its pipes
 DECISIONS_ALLOWED_WITHOUT_BANK = 200  # for the CPU rlimit of a player made outside a match
 MARSHAL_VERSION = 2  # no back-references: a third faster to encode and to decode than version 4
 _CALLED = {"act": "act", "update": "act", "start_game": "start_game", "end_game": "end_game"}  # for messages
@@ -160,7 +156,7 @@ class SandboxedPlayer:
             self._launched.process.wait()
             if self._pidfd is not None:
                 # the host is not our child in the bubblewrap tier: wait until it has exited too
-                _wait_for_exit(self._pidfd, EXIT_GRACE_SECONDS)
+                wait_for_exit(self._pidfd, EXIT_GRACE_SECONDS)
             if self._launched.info is not None:
                 os.close(self._launched.info)
             self._launched = None
@@ -377,30 +373,3 @@ class SandboxedPlayer:
         if self._launched is None:
             raise BotFailure(LOAD, "the bot was not started")
         return self._launched
-
-
-def _wait_for_exit(pidfd: int, seconds: float) -> None:
-    poller = select.poll()
-    poller.register(pidfd, select.POLLIN)  # a pidfd turns readable when its process exits
-    poller.poll(int(seconds * 1000))
-
-
-def describe_exit(status: int, *, bubblewrap: bool) -> tuple[str, str]:
-    """Failure kind and message for a host that ended by itself. bubblewrap reports a signal
-    death as 128 + signal (so a bot calling os._exit(137) looks like SIGKILL there)."""
-    if status == HOST_PIPE_LOST:
-        return PROTOCOL, "the bot closed or broke its pipes"
-    number = -status if status < 0 else status - 128 if bubblewrap and status > 128 else 0
-    if number:
-        name = _signal_name(number)
-        if number == signal.SIGXCPU:
-            return CPU_LIMIT, f"the bot used its CPU time limit ({name})"
-        return CRASH, f"the bot's process was killed by {name}"
-    return EXITED, f"the bot's process exited with status {status}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
