@@ -69,7 +69,7 @@ def leaderboard_rows(request: Request, pagination: PagePagination) -> Leaderboar
     chosen = {"ruleset": RULESETS[0], "rules_version": RULES_VERSION}
     conditions: list[str] = []
     values: list[Any] = []
-    for name in params:
+    for name in sorted(params):  # one order, so one SQL text (one prepared statement) per filter set
         if name not in LeaderboardFilter.base_filters:
             continue  # not a filter (page, page_size, format): the FilterSet ignores it too
         value = params.get(name)  # the last one, as the filter's form reads it

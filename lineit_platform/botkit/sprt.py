@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 PRIOR_PAIRS = 0.5  # per value, in the variance only
 Z95 = 1.959964
+MOST_ELO = 2000.0  # a bound beyond this is a score of 0.99999 or more: no test can tell it apart
 
 H1 = "H1"  # the new version is better (by about elo1 or more)
 H0 = "H0"  # it is not (better by about elo0 at most)
@@ -60,7 +61,11 @@ class Bounds:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        if not math.isfinite(self.elo0) or not math.isfinite(self.elo1) or self.elo0 >= self.elo1:
+        if not (abs(self.elo0) <= MOST_ELO and abs(self.elo1) <= MOST_ELO):  # also refuses NaN
+            raise ValueError(
+                f"elo0 and elo1 must be from {-MOST_ELO:g} to {MOST_ELO:g} (got {self.elo0} and {self.elo1})"
+            )
+        if self.elo0 >= self.elo1:
             raise ValueError(f"elo0 must be below elo1 (got {self.elo0} and {self.elo1})")
         for name in ("alpha", "beta"):
             value = getattr(self, name)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import math
 import sys
 from typing import Any
 
 from lineit_platform.botkit.referee import MatchResult
-from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.schedule import MAX_GAMES, MatchSpec
 from lineit_platform.botkit.sources import BUILTIN_NAMES
 from lineit_platform.botkit.sprt import CONTINUE, H0, H1, Bounds, Sprt
 from lineit_platform.engine import RULESETS, STANDARD
@@ -64,7 +65,7 @@ def add_parser(commands: Any) -> None:
     test.add_argument(
         "--batch", type=int, default=DEFAULT_BATCH, help=f"games between looks, even (default {DEFAULT_BATCH})"
     )
-    parser.add_argument("--seed", type=int, default=0, help="the first batch's match seed; batch k uses seed + k")
+    parser.add_argument("--seed", type=int, default=0, help="the deals: the same seed plays the same deals (default 0)")
     parser.add_argument("--ruleset", choices=RULESETS, default=STANDARD, help="rules to play (default standard)")
     parser.add_argument("--in-process", action="store_true", help="trusted bots only: no sandbox, in this process")
     add_limit_arguments(parser)
@@ -82,36 +83,53 @@ def run(args: argparse.Namespace) -> int:
         bounds = Bounds(args.elo0, args.elo1, args.alpha, args.beta)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if args.batch < 2 or args.batch % 2:
-        raise UsageError(f"--batch must be an even number of games, 2 or more (got {args.batch})")
+    if not 2 <= args.batch <= MAX_GAMES or args.batch % 2:
+        raise UsageError(f"--batch must be an even number of games from 2 to {MAX_GAMES:,} (got {args.batch})")
     if not args.batch <= args.max_games <= MOST_GAMES:
         raise UsageError(f"--max-games must be from --batch ({args.batch}) to {MOST_GAMES:,} (got {args.max_games})")
-    if not 0 <= args.seed < 2**63 - args.max_games:
-        raise UsageError(f"--seed must be from 0 to 2**63 - 1 - --max-games (got {args.seed})")
+    if not 0 <= args.seed < 2**63:
+        raise UsageError(f"--seed must be from 0 to 2**63 - 1 (got {args.seed})")
     limits = match_limits(args)
     names = [source.name for source in sources]
     test = Sprt(bounds)
     failures = [0, 0]
     games = 0
     verbose = args.progress or sys.stderr.isatty()
-    while games < args.max_games and test.status() == CONTINUE:
-        size = min(args.batch, (args.max_games - games) // 2 * 2)
-        spec = MatchSpec(num_players=2, games=size, ruleset=args.ruleset, seed=args.seed + games // args.batch)
-        with contextlib.redirect_stdout(sys.stderr):  # a bot's print() stays out of the verdict
-            result = play(spec, sources, limits, lambda record: None, in_process=args.in_process)
-        never_loaded = bots_never_loaded(result)
-        if never_loaded:
-            raise CommandError("; ".join(never_loaded))
-        record_pairs(test, result, failures)
-        games += size
-        if verbose:
-            print(f"sprt: {games} games: {summary_line(test)}", file=sys.stderr, flush=True)
-    outcome = test.status() if test.status() != CONTINUE else "undecided"
+    try:
+        while games + 2 <= args.max_games and test.status() == CONTINUE:
+            size = min(args.batch, (args.max_games - games) // 2 * 2)  # whole deal pairs only
+            seed = batch_seed(args.seed, games // args.batch)
+            spec = MatchSpec(num_players=2, games=size, ruleset=args.ruleset, seed=seed)
+            with contextlib.redirect_stdout(sys.stderr):  # a bot's print() stays out of the verdict
+                result = play(spec, sources, limits, lambda record: None, in_process=args.in_process)
+            never_loaded = bots_never_loaded(result)
+            if never_loaded:
+                raise CommandError("; ".join(never_loaded))
+            record_pairs(test, result, failures)
+            games += size
+            if verbose:
+                print(f"sprt: {games} games: {summary_line(test)}", file=sys.stderr, flush=True)
+    except (CommandError, KeyboardInterrupt):
+        if games:  # what was played is still worth reading
+            report(args, test, names, games, failures, "aborted")
+        raise
+    report(args, test, names, games, failures, test.status() if test.status() != CONTINUE else "undecided")
+    return 0
+
+
+def batch_seed(seed: int, batch: int) -> int:
+    """The match seed of a batch: batches of different --seed values share no deal."""
+    digest = hashlib.blake2b(f"lineit-sprt/{seed}/{batch}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1  # below 2**63
+
+
+def report(
+    args: argparse.Namespace, test: Sprt, names: list[str], games: int, failures: list[int], outcome: str
+) -> None:
     if args.json:
         print(json.dumps(json_summary(test, names, games, failures, outcome, args.ruleset), indent=2))
     else:
         print(text_summary(test, names, games, failures, outcome, args.ruleset))
-    return 0
 
 
 def record_pairs(test: Sprt, result: MatchResult, failures: list[int]) -> None:
@@ -147,6 +165,8 @@ def verdict(outcome: str, names: list[str], bounds: Bounds) -> str:
         return f"H1 accepted: {new} is stronger than {old} (the evidence favours +{bounds.elo1:g} Elo over {bounds.elo0:+g})"
     if outcome == H0:
         return f"H0 accepted: {new} is not stronger than {old} by {bounds.elo1:+g} Elo (the evidence favours {bounds.elo0:+g})"
+    if outcome == "aborted":
+        return "aborted: the test stopped before it decided (the error follows)"
     return "undecided: --max-games reached before the test decided; play more games or widen elo0..elo1"
 
 

@@ -209,26 +209,28 @@ def report_error(channel: Channel, kind: str, error: BaseException) -> None:
 
 def serve(channel: Channel, policy: Any) -> None:
     """Answer requests until the parent closes the pipe. An ``act`` request carries a whole
-    observation, an ``update`` request only what is not the very objects sent before, and of the
-    players' views only the new ones, by seat (player.py): the host keeps the last observation
-    and gives the bot a new top-level dict and a new players' list each time, sharing the
-    unchanged values, as the engine shares them in-process."""
+    observation, an ``update`` request only what is not the very objects sent before, a
+    ``views`` request that and, of the players' views, only the new ones by seat (player.py):
+    the host keeps the last observation and gives the bot a new top-level dict and a new
+    players' list each time, sharing the unchanged values, as the engine shares them
+    in-process."""
     receive, send, act = channel.receive, channel.send, policy.act
     observation: dict[str, Any] = {}  # the host's own: the bot gets a new dict (and players' list) each time
     while True:
         operation, payload = receive()
         try:
-            if operation == "update" or operation == "act":
-                if operation == "act":
-                    observation = payload
-                else:
-                    changed = payload.get("players")
-                    if type(changed) is dict:  # only the views that changed, by seat
-                        views = observation["players"].copy()
-                        for seat, view in changed.items():
-                            views[seat] = view
-                        payload["players"] = views
+            if operation == "views" or operation == "update" or operation == "act":
+                if operation == "views":  # the changes, and the players' views that changed, by seat
+                    changes, changed = payload
+                    views = observation["players"].copy()
+                    for seat, view in changed.items():
+                        views[seat] = view
+                    changes["players"] = views
+                    observation.update(changes)
+                elif operation == "update":
                     observation.update(payload)
+                else:
+                    observation = payload
                 given = observation.copy()
                 views = given.get("players")
                 if type(views) is list:

@@ -41,7 +41,13 @@ from .runtime import BotStagingError, StagedBot, stage_bot
 EXIT_GRACE_SECONDS = 2.0
 DECISIONS_ALLOWED_WITHOUT_BANK = 200  # for the CPU rlimit of a player made outside a match
 MARSHAL_VERSION = 2  # no back-references: a third faster to encode and to decode than version 4
-_CALLED = {"act": "act", "update": "act", "start_game": "start_game", "end_game": "end_game"}  # for messages
+_CALLED = {
+    "act": "act",
+    "update": "act",
+    "views": "act",
+    "start_game": "start_game",
+    "end_game": "end_game",
+}  # for messages
 
 
 class TurnGate:
@@ -250,10 +256,10 @@ class SandboxedPlayer:
         self._init_pidfd = os.pidfd_open(init)
         return int(children[0])
 
-    def _observation_request(self, observation: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """("act", the whole observation) or ("update", the values that are not the very objects
-        this bot's host received last time, the players' list as {seat: view} of the views that
-        are not; host.py rebuilds the rest).
+    def _observation_request(self, observation: dict[str, Any]) -> tuple[str, Any]:
+        """("act", the whole observation), ("update", the values that are not the very objects
+        this bot's host received last time), or ("views", (those values but the players' list,
+        {seat: view} of the players' views that are not)); host.py rebuilds the rest.
 
         The engine never changes a value of an observation once it has made it, and shares the
         unchanged ones between observations (tests/sandbox/test_observations.py checks both): an
@@ -267,9 +273,10 @@ class SandboxedPlayer:
         changes = {key: value for key, value in observation.items() if value is not sent[key]}
         views, before = changes.get("players"), sent["players"]
         if type(views) is list and type(before) is list and len(views) == len(before):
-            # The list is new every time, its players' views only when they changed: as a dict
-            # {seat: view}, only those (about half of them, in a two-player game).
-            changes["players"] = {seat: view for seat, view in enumerate(views) if view is not before[seat]}
+            # The list is new every time, a player's view only when it changed: only those
+            # travel (about half of them in a two-player game, one in five with five players).
+            del changes["players"]
+            return "views", (changes, {seat: view for seat, view in enumerate(views) if view is not before[seat]})
         return "update", changes
 
     def _call(self, operation: str, payload: Any, timeout: float) -> tuple[int, bytes]:

@@ -71,6 +71,8 @@ def test_a_failing_new_bot_loses_its_games_and_the_failures_are_counted(lineit, 
         (["--elo0", "10", "--elo1", "5"], "elo0 must be below elo1"),
         (["--alpha", "0.7"], "alpha must be between 0 and 0.5"),
         (["--batch", "3"], "--batch must be an even number"),
+        (["--batch", "200000", "--max-games", "200000"], "--batch must be an even number of games from 2 to 100,000"),
+        (["--elo0", "-200000", "--elo1", "0"], "elo0 and elo1 must be from -2000 to 2000"),
         (["--max-games", "4", "--batch", "10"], "--max-games must be from --batch"),
         (["--seed", "-1"], "--seed must be from 0"),
         (["--move-seconds", "-1"], "move_seconds"),
@@ -82,3 +84,45 @@ def test_bad_arguments_get_one_line_and_status_2(lineit, arguments, fragment):
 
 def test_a_bot_that_names_nothing_is_a_usage_error(lineit):
     assert_one_line_error(lineit("sprt", "no_such_bot", "random"), 2, "no_such_bot")
+
+
+ONCE_BOT = """
+import pathlib
+
+MARKER = pathlib.Path(__file__).with_suffix(".loaded")
+if MARKER.exists():
+    raise ImportError("this bot loads only once")
+MARKER.write_text("loaded")
+
+
+def act(observation):
+    return observation["legal_actions"][0]
+"""
+
+
+def test_a_run_that_fails_midway_still_reports_what_it_played(lineit, bot_file):
+    once = bot_file("once.py", ONCE_BOT)
+
+    outcome = lineit("sprt", once, "random", "--in-process", "--batch", "2", "--json")
+
+    assert outcome.status == 1
+    summary = json.loads(outcome.out)
+    assert (summary["result"], summary["games"]) == ("aborted", 2)
+    assert "this bot loads only once" in outcome.err and "Traceback" not in outcome.err
+
+
+def test_an_odd_max_games_plays_whole_deal_pairs_only(lineit):
+    outcome = lineit("sprt", "random", "random", "--in-process", "--batch", "2", "--max-games", "3", "--json")
+
+    assert outcome.status == 0, outcome.err
+    assert (json.loads(outcome.out)["games"], json.loads(outcome.out)["result"]) == (2, "undecided")
+
+
+def test_different_seeds_play_different_deals(lineit):
+    runs = [
+        json.loads(
+            lineit("sprt", "random", "greedy", "--in-process", "--max-games", "40", "--seed", seed, "--json").out
+        )
+        for seed in (0, 1)
+    ]
+    assert runs[0]["pairs"] != runs[1]["pairs"] or runs[0]["llr"] != runs[1]["llr"]

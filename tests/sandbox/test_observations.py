@@ -122,18 +122,24 @@ def test_only_the_values_that_are_new_objects_are_sent(tier: str, tmp_path: Path
     try:
         player.start(5)
         assert player._observation_request(first) == ("act", first)
-        assert player._observation_request(first) == ("update", {})
-        operation, changes = player._observation_request(second)
-        assert operation == "update"
-        assert set(changes) == {key for key, value in second.items() if value is not first[key]}
-        assert set(changes) < set(second)
-        for key, value in changes.items():
-            if key != "players":
-                assert value is second[key]
-        # the players' list is always new; of its views only those that are new objects are sent
-        views = {seat: view for seat, view in enumerate(second["players"]) if view is not first["players"][seat]}
-        assert changes["players"] == views
+        assert player._observation_request(first) == ("update", {})  # the very same objects
+        operation, (changes, views) = player._observation_request(second)
+        assert operation == "views"
+        changed = {key for key, value in second.items() if value is not first[key]}
+        assert "players" in changed  # the list is new every time
+        assert set(changes) == changed - {"players"} and set(changes) < set(second)
+        assert all(value is second[key] for key, value in changes.items())
+        # of the players' views only those that are new objects are sent, by seat
+        assert views == {
+            seat: view for seat, view in enumerate(second["players"]) if view is not first["players"][seat]
+        }
         assert len(views) < len(second["players"])
+        # an observation whose players are not a list of views goes as it is
+        odd = second | {"players": {"not": "a list"}}
+        assert player._observation_request(odd) == ("update", {"players": {"not": "a list"}})
+        player._sent = None  # the requests above were made, not sent: start the host afresh
+        assert player.act(second, 2) == json.dumps(second, sort_keys=True)
+        assert player.act(odd, 2) == json.dumps(odd, sort_keys=True)  # replaced, not merged
     finally:
         player.cleanup()
 
@@ -143,7 +149,8 @@ def test_five_players_views_travel_only_when_they_change(tier: str, tmp_path: Pa
     seen = observations(1, players=5)[::5]  # seat 0's observation at every decision
     counting = SandboxedPlayer(bot(tmp_path, "count", ECHO), LIMITS, tier=tier)
     requests = [counting._observation_request(observation) for observation in seen]  # no process needed
-    sent = sum(len(changes["players"]) for operation, changes in requests if operation == "update")
+    sent = sum(len(views) for operation, (_, views) in requests[1:] if operation == "views")
+    assert all(operation == "views" for operation, _ in requests[1:])
     assert 0 < sent < (len(seen) - 1) * 5 / 2
     player = SandboxedPlayer(bot(tmp_path, "echo", ECHO), LIMITS, tier=tier)
     try:
