@@ -88,6 +88,7 @@ def test_a_pair_is_worth_zero_to_two_points_in_halves(points: float) -> None:
         ((0, 10, 0.5), "alpha"),
         ((0, 10, 0.05, 0), "beta"),
         ((math.nan, 1), "elo0"),
+        ((-200000, 0), "from -2000 to 2000"),
     ],
 )
 def test_bad_bounds_are_refused(arguments: tuple[float, ...], message: str) -> None:
