@@ -345,6 +345,25 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
         return f"{url}?{urlencode({'ruleset': rating.ruleset, 'rules_version': rating.rules_version})}"
 
 
+class HeadToHeadSerializer(serializers.Serializer):
+    """One opponent of a bot: every finished match they played at the same table, ranked or not."""
+
+    opponent = serializers.IntegerField(source="opponent.pk", help_text="The other bot's id.")
+    opponent_name = serializers.CharField(source="opponent.name")
+    games = serializers.IntegerField(help_text="Games at the same table.")
+    wins = serializers.FloatField(help_text="Games this bot ranked better than the other; a shared rank is one half.")
+    win_rate = serializers.FloatField()
+    win_interval = serializers.ListField(
+        child=serializers.FloatField(),
+        min_length=2,
+        max_length=2,
+        source="interval",
+        help_text="The win rate's 95% Wilson interval (the games of one duplicate deal are not "
+        "independent: read it as a little too narrow).",
+    )
+    mean_score_difference = serializers.FloatField(help_text="This bot's score minus the other's, per game.")
+
+
 class RatingEventSerializer(serializers.ModelSerializer):
     class Meta:
         model = RatingEvent

@@ -229,3 +229,35 @@ def test_versions_are_listed_and_filtered(alice, anonymous, version_factory, bot
     assert anonymous.get(f"/api/bots/{bot.pk}/versions/").json()["count"] == 2
     assert_error(anonymous.get("/api/versions/?status=sleeping"), 400, "invalid")
     assert_error(anonymous.get("/api/versions/?bot=99999999999999999999999"), 400, "invalid")
+
+
+# --- Head to head -----------------------------------------------------------------------------
+
+
+def test_anyone_reads_a_bots_head_to_head_as_the_bot_page_shows_it(  # type: ignore[no-untyped-def]
+    alice, bob, anonymous, version_factory, play_match, client
+) -> None:
+    alices = version_factory(bot__owner=alice)
+    bobs, carols = version_factory(bot__owner=bob), version_factory()
+    play_match([alices, bobs], games=4, ranked=True)
+    play_match([alices, carols], games=2)
+    play_match([bobs, carols], games=2)  # not alice's: not in her record
+
+    response = anonymous.get(f"/api/bots/{alices.bot_id}/head-to-head/")
+
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["count"] == 2 and [row["opponent_name"] for row in body["results"]] == [bobs.bot.name, carols.bot.name]
+    page = client.get(f"/bots/{alices.bot.name}/").context["head_to_head"]
+    for row, record in zip(body["results"], page, strict=True):
+        assert row["opponent"] == record.opponent.pk
+        assert (row["games"], row["wins"], row["win_rate"]) == (record.games, record.wins, record.win_rate)
+        assert row["mean_score_difference"] == pytest.approx(record.mean_score_difference)
+        assert row["win_interval"] == pytest.approx(list(record.interval))
+    assert body["results"][0]["games"] == 4
+
+
+def test_head_to_head_of_a_bot_without_games_is_empty_and_of_no_bot_a_404(anonymous, version_factory) -> None:  # type: ignore[no-untyped-def]
+    lonely = version_factory()
+    assert anonymous.get(f"/api/bots/{lonely.bot_id}/head-to-head/").json()["results"] == []
+    assert_error(anonymous.get("/api/bots/999999/head-to-head/"), 404, "not_found")

@@ -91,6 +91,17 @@ def test_match_detail_with_many_games(viewer, pair) -> None:  # type: ignore[no-
     assert len(viewer.get(f"/api/matches/{many.pk}/").json()["game_logs"]) == 30
 
 
+def test_head_to_head(viewer, alice, version_factory, pair) -> None:  # type: ignore[no-untyped-def]
+    finished_matches(1, pair)
+    url = f"/api/bots/{pair[0].bot_id}/head-to-head/?page_size=30"
+
+    def grow() -> None:  # 29 more opponents, one match each
+        for _ in range(29):
+            finished_matches(1, [pair[0], version_factory()])
+
+    compare(viewer, url, grow, lambda: 30)
+
+
 def test_game_list(viewer, pair) -> None:  # type: ignore[no-untyped-def]
     finished_matches(1, pair)
     compare(viewer, "/api/games/?page_size=30", lambda: finished_matches(29, pair), lambda: 30)

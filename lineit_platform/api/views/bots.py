@@ -1,5 +1,5 @@
 """Bots and versions: browse them, create a bot, upload a version, read its validation report,
-download its source (owner only) and its rating history."""
+download its source (owner only), its rating history and its head-to-head record."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_upload
 from bots.uploads import UploadRejected
 from tournaments.models import RatingEvent
+from tournaments.selectors import head_to_head
 
 from ..filters import BotFilter, RatingHistoryFilter, VersionFilter
 from ..pagination import OldestFirstCursorPagination
@@ -27,6 +28,7 @@ from ..permissions import OwnerOrStaff
 from ..serializers import (
     BotCreateSerializer,
     BotSerializer,
+    HeadToHeadSerializer,
     RatingEventSerializer,
     VersionSerializer,
     VersionUploadSerializer,
@@ -88,6 +90,18 @@ class BotViewSet(viewsets.ReadOnlyModelViewSet):
         return self.get_paginated_response(
             VersionSerializer(page, many=True, context=self.get_serializer_context()).data
         )
+
+    @extend_schema(
+        responses=HeadToHeadSerializer(many=True),
+        operation_id="bots_head_to_head",
+        filters=False,
+        description="Every bot this one met at a table in a finished match (ranked or not), the most "
+        "games first: games, wins, win rate with its interval, mean score difference.",
+    )
+    @action(detail=True, methods=["get"], url_path="head-to-head", url_name="head-to-head")
+    def head_to_head(self, request: Request, pk: str) -> Response:
+        page = self.paginate_queryset(head_to_head(self.get_object()))
+        return self.get_paginated_response(HeadToHeadSerializer(page, many=True).data)
 
     def _upload(self, request: Request, bot: Bot) -> Response:
         self.check_object_permissions_with(OwnerOrStaff(), request, bot)

@@ -10,6 +10,7 @@ from django.urls import reverse
 from bots.models import Bot, BotVersion
 from lineit_platform.engine import ReplayError
 from tournaments.models import Game, Match
+from tournaments.selectors import head_to_head
 
 from .. import selectors
 from ..plots import rating_plot
@@ -36,7 +37,7 @@ def bot_detail(request: HttpRequest, name: str) -> HttpResponse:
         "versions": versions,
         "plot": rating_plot(selectors.rating_history(bot), title=f"Rating history of {bot.name}"),
         "recent_matches": selectors.recent_matches(limit=15, bot=bot),
-        "head_to_head": selectors.head_to_head(bot),
+        "head_to_head": head_to_head(bot),
     }
     return render(request, "web/bot_detail.html", context)
 
