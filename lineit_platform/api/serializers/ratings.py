@@ -1,0 +1,97 @@
+"""Ratings: the leaderboard, head-to-head records, rating history."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from lineit_platform.ratings import PROVISIONAL_GAMES
+from tournaments.models import Rating, RatingEvent
+
+from .common import absolute
+
+
+# The schema of a leaderboard row; reads.leaderboard_rows writes them (the methods below type the
+# schema's fields).
+class LeaderboardEntrySerializer(serializers.ModelSerializer):
+    rank = serializers.SerializerMethodField(help_text="Position in this (filtered) leaderboard, from 1.")
+    version = serializers.IntegerField(source="version_id", read_only=True)
+    label = serializers.CharField(source="version.label", read_only=True)
+    bot = serializers.IntegerField(source="version.bot_id", read_only=True)
+    bot_name = serializers.CharField(source="version.bot.name", read_only=True)
+    owner = serializers.CharField(source="version.bot.owner.username", read_only=True)
+    version_status = serializers.CharField(source="version.status", read_only=True)
+    games = serializers.IntegerField(read_only=True, help_text="Rated games played.")
+    provisional = serializers.SerializerMethodField(help_text=f"Fewer than {PROVISIONAL_GAMES} rated games.")
+    history_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank",
+            "version",
+            "label",
+            "bot",
+            "bot_name",
+            "owner",
+            "version_status",
+            "ruleset",
+            "rules_version",
+            "rating",
+            "games",
+            "provisional",
+            "updated_at",
+            "history_url",
+        ]
+        read_only_fields = fields
+
+    def get_rank(self, rating: Rating) -> int:
+        return int(self.context["rank_of"][rating.pk])
+
+    def get_provisional(self, rating: Rating) -> bool:
+        return rating.games < PROVISIONAL_GAMES
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_history_url(self, rating: Rating) -> str:
+        url = absolute(self, "api-version-rating-history", rating.version_id)
+        return f"{url}?{urlencode({'ruleset': rating.ruleset, 'rules_version': rating.rules_version})}"
+
+
+class HeadToHeadSerializer(serializers.Serializer):
+    """One opponent of a bot: every finished match they played at the same table, ranked or not."""
+
+    opponent = serializers.IntegerField(source="opponent.pk", help_text="The other bot's id.")
+    opponent_name = serializers.CharField(source="opponent.name")
+    games = serializers.IntegerField(help_text="Games at the same table.")
+    wins = serializers.FloatField(help_text="Games this bot ranked better than the other; a shared rank is one half.")
+    win_rate = serializers.FloatField()
+    win_interval = serializers.ListField(
+        child=serializers.FloatField(),
+        min_length=2,
+        max_length=2,
+        source="interval",
+        help_text="The win rate's 95% Wilson interval (the games of one duplicate deal are not "
+        "independent: read it as a little too narrow).",
+    )
+    mean_score_difference = serializers.FloatField(help_text="This bot's score minus the other's, per game.")
+
+
+class RatingEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RatingEvent
+        fields = [
+            "id",
+            "match",
+            "game_index",
+            "ruleset",
+            "rules_version",
+            "before",
+            "after",
+            "delta",
+            "k",
+            "created_at",
+        ]
+        read_only_fields = fields
