@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from api_helpers import assert_same_as_general_path
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -60,19 +61,8 @@ def board(alice: Any, bob: Any, version_factory: Any) -> dict[str, Any]:
     return {"bot": alices.bot_id, "other_bot": versions[4].bot_id}
 
 
-def answers(client: Any, url: str, monkeypatch: Any) -> tuple[Any, Any]:
-    """The response of the one-query path, then the general path's."""
-    fast = client.get(url)
-    with monkeypatch.context() as patch:
-        patch.setattr(leaderboard_pages, "leaderboard_rows", lambda request, pagination: None)
-        general = client.get(url)
-    return fast, general
-
-
 def assert_same(client: Any, url: str, monkeypatch: Any) -> Any:
-    fast, general = answers(client, url, monkeypatch)
-    assert (fast.status_code, fast.content) == (general.status_code, general.content), url
-    return fast
+    return assert_same_as_general_path(client, url, monkeypatch, leaderboard_pages, "leaderboard_rows")
 
 
 def filters(board: dict[str, Any]) -> list[str]:

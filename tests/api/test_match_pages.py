@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from api_helpers import assert_same_as_general_path
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -73,19 +74,8 @@ def cursor(**tokens: Any) -> str:
     return quote(b64encode(text.encode()).decode())
 
 
-def answers(client: Any, url: str, monkeypatch: Any) -> tuple[Any, Any]:
-    """The response of the one-query path, then the general path's."""
-    fast = client.get(url)
-    with monkeypatch.context() as patch:
-        patch.setattr(match_pages, "match_rows", lambda request: None)
-        general = client.get(url)
-    return fast, general
-
-
 def assert_same(client: Any, url: str, monkeypatch: Any) -> Any:
-    fast, general = answers(client, url, monkeypatch)
-    assert (fast.status_code, fast.content) == (general.status_code, general.content), url
-    return fast
+    return assert_same_as_general_path(client, url, monkeypatch, match_pages, "match_rows")
 
 
 def queries(league: dict[str, Any]) -> list[str]:
