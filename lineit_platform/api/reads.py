@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, NotSupportedError, connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import Http404
 from django.urls import get_script_prefix, get_urlconf, reverse
@@ -40,7 +40,23 @@ Row = tuple[Any, ...]
 def fetch(sql: str, params: Sequence[Any] = ()) -> list[Row]:
     """The rows of one query, through Django's cursor (logged and counted like the ORM's); on
     PostgreSQL over a kept connection, as a prepared statement."""
-    with _cursor(connections[DEFAULT_DB_ALIAS]) as cursor:
+    database = connections[DEFAULT_DB_ALIAS]
+    try:
+        return _rows(database, sql, params)
+    except NotSupportedError:
+        # A prepared statement of this kept connection selects a column whose type another
+        # connection changed (a migration while this process serves): PostgreSQL refuses it
+        # ("cached plan must not change result type"). Forget this connection's statements and
+        # ask once more; inside a transaction the failed statement has aborted it, so not there.
+        if database.vendor != "postgresql" or database.in_atomic_block:
+            raise
+        with database.cursor() as cursor:
+            cursor.execute("DEALLOCATE ALL")  # psycopg forgets its own list of them too
+        return _rows(database, sql, params)
+
+
+def _rows(database: BaseDatabaseWrapper, sql: str, params: Sequence[Any]) -> list[Row]:
+    with _cursor(database) as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
 
