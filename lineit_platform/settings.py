@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
+
+from lineit_platform.database_url import database_from_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -78,32 +79,6 @@ def env_int_list(name: str, default: list[int]) -> list[int]:
         raise ImproperlyConfigured(f"{name} must be a comma-separated list of integers, not {items!r}") from None
 
 
-def database_from_url(url: str) -> dict[str, Any]:
-    """``postgres://user:password@host:port/name?sslmode=require`` or ``sqlite:///path``."""
-    parts = urlsplit(url)
-    if parts.scheme == "sqlite":
-        raw = unquote(parts.path)
-        path = raw[1:] if raw.startswith("/") else raw  # sqlite:///relative, sqlite:////absolute
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path or str(BASE_DIR / "var" / "db.sqlite3")}
-    if parts.scheme in ("postgres", "postgresql", "pgsql"):
-        name = unquote(parts.path.lstrip("/"))
-        if not name:
-            raise ImproperlyConfigured(f"DATABASE_URL names no database: {url!r}")
-        options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-        return {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": name,
-            "USER": unquote(parts.username or ""),
-            "PASSWORD": unquote(parts.password or ""),
-            "HOST": parts.hostname or "",
-            "PORT": str(parts.port or ""),
-            "OPTIONS": options,
-            "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
-            "TEST": {"NAME": f"test_{name}"},
-        }
-    raise ImproperlyConfigured(f"DATABASE_URL must start with postgres:// or sqlite://, not {url!r}")
-
-
 # --- Core -------------------------------------------------------------------------------------
 
 DEBUG = env_bool("DEBUG", False)
@@ -158,7 +133,13 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": database_from_url(env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"))}
+DATABASES = {
+    "default": database_from_url(
+        env_str("DATABASE_URL", "sqlite://"),
+        default_sqlite=VAR_DIR / "db.sqlite3",
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+    )
+}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # Workers and the web process share the file: wait for a lock rather than fail at once.
