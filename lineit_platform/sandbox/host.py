@@ -274,6 +274,7 @@ def main() -> None:
         channel.send(CANARY, confinement.run_canary(config))
         os._exit(0)
     sys.path.insert(0, config["lib"])
+    sys.dont_write_bytecode = True  # every folder is read-only: do not even try (a mkdir per import)
     _spare_fd = os.dup(2)  # freed before reporting a failure, so traceback can still be imported
     try:
         from lineit_platform.botkit.interface import BotLoadError, load_policy

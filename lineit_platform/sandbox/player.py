@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from lineit_platform.botkit.failures import (
-    KINDS,
+    EXCEPTION,
+    EXITED,
     LOAD,
+    MEMORY,
     PROTOCOL,
     STARTUP_FAILED,
     TIMEOUT,
@@ -48,6 +50,15 @@ _CALLED = {
     "start_game": "start_game",
     "end_game": "end_game",
 }  # for messages
+# The host shares its process with the bot, so a failure report is the bot's word: the label is
+# chosen here, by the phase, and the report may pick only among the labels that the bot's own
+# code can cause in that phase (host.py: report_error). Any other report is a protocol
+# violation. Either way the bot is charged; its message is its own text, capped.
+REPORTABLE = {
+    "load": frozenset({LOAD, MEMORY, EXITED}),
+    "play": frozenset({EXCEPTION, MEMORY, EXITED, PROTOCOL}),
+}
+MAX_REPORTED_MESSAGE = 1000
 
 
 class TurnGate:
@@ -146,7 +157,7 @@ class SandboxedPlayer:
                 return text.decode("utf-8")
             except UnicodeDecodeError:
                 self._fail(PROTOCOL, "the action is not valid UTF-8")
-        self._unexpected(kind, text, PROTOCOL)
+        self._unexpected(kind, text, PROTOCOL, "play")
 
     def end_game(self, result: dict[str, Any], timeout: float) -> None:
         self._acknowledged(*self._call("end_game", result, timeout))
@@ -234,7 +245,7 @@ class SandboxedPlayer:
         except ProtocolViolation as error:
             self._fail(PROTOCOL, str(error))
         if kind != READY or text:
-            self._unexpected(kind, text, LOAD)
+            self._unexpected(kind, text, LOAD, "load")
         if self._init_pidfd is not None:
             # bubblewrap's init only waits for the host to exit. Every stop and continue of the
             # host would wake it (a parent's wait is woken by any change of its child), two
@@ -312,7 +323,7 @@ class SandboxedPlayer:
 
     def _acknowledged(self, kind: int, text: bytes) -> None:
         if kind != ACK or text:
-            self._unexpected(kind, text, PROTOCOL)
+            self._unexpected(kind, text, PROTOCOL, "play")
 
     def _park(self) -> None:
         if self._gate is not None:
@@ -329,13 +340,13 @@ class SandboxedPlayer:
             pass
         self._fail(PROTOCOL, "the bot wrote to the pipe out of turn")
 
-    def _unexpected(self, kind: int, text: bytes, default_kind: str) -> NoReturn:
+    def _unexpected(self, kind: int, text: bytes, default_kind: str, phase: str) -> NoReturn:
         if kind == FAILURE:
-            failure, _, rest = text.decode("utf-8", "replace").partition("\0")
-            message = rest.partition("\0")[0]  # the traceback itself is in the stderr tail
-            if failure in KINDS and failure != STARTUP_FAILED:
-                self._fail(failure, message)
-            self._fail(PROTOCOL, f"unknown failure report {failure[:40]!r}")
+            reported, _, rest = text.decode("utf-8", "replace").partition("\0")
+            message = rest.partition("\0")[0][:MAX_REPORTED_MESSAGE]  # the traceback is in the stderr tail
+            if reported in REPORTABLE[phase]:
+                self._fail(reported, message)
+            self._fail(PROTOCOL, "the bot sent a failure report that its host never sends")
         reported = default_kind if kind in (ACTION, ACK, READY) else PROTOCOL
         self._fail(reported, f"unexpected message {describe(kind, text)}")
 

@@ -60,6 +60,12 @@ CASES = [
     Case("list_folder", "exception", BLOCKED, target="platform_source"),
     Case("sqlite_database", "exception", "unable to open database file", target="database"),
     Case("read_environment", "exception", "MALLOC_ARENA_MAX"),
+    Case("change_file_metadata", "exception", BLOCKED, target="owned_file"),
+    Case("watch_files", "exception", BLOCKED, target="outside"),
+    # every call outside the allow-list, the forgotten ones included
+    Case("denied_by_default", "exception", "every call outside the allow-list was refused", target="allow_list"),
+    # a bot using the standard library broadly is not in the way of the allow-list
+    Case("stdlib_user", None, limits=Limits(startup_seconds=10, move_timeout_seconds=5)),
     # the platform's code
     Case("import_referee", "load", "(ModuleNotFoundError|ImportError)"),
     Case("import_django_settings", "load", "ModuleNotFoundError"),
@@ -93,7 +99,35 @@ CASES = [
         Limits(move_seconds=0.05, bank_seconds=0.1, move_timeout_seconds=2),
     ),
     Case("memory_hog", "memory", "MemoryError", Limits(memory_mb=128, move_timeout_seconds=10, startup_seconds=5)),
+    # failure reports forged by the bot through its host's channel: the label is not the bot's
+    *(
+        Case("forged_failure", "protocol", "never sends", extra={"phase": phase, "kind": kind})
+        for phase, kinds in (
+            ("load", ("stopped", "startup_failed", "timeout")),
+            ("play", ("stopped", "startup_failed", "timeout", "illegal_move", "crash", "load")),
+        )
+        for kind in kinds
+    ),
 ]
+
+
+def allow_list_numbers() -> dict[str, object]:
+    """The numbers of the calls the seccomp allow-list admits (with some arguments at least), for
+    the bot that calls every other number."""
+    import pyseccomp
+
+    from lineit_platform.sandbox.seccomp_filter import allowed_calls
+
+    def number(name: str) -> int:
+        return pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name)
+
+    allowed = {found for found in map(number, allowed_calls()) if found >= 0}
+    if os.uname().machine == "x86_64":
+        # uretprobe and uprobe (Linux 6.11, 6.17) pass through seccomp by the kernel's design: they
+        # act only when called from the kernel's uprobe trampoline, and elsewhere end the caller
+        # with SIGILL or answer ENXIO. Not the bot's way out, so not called here.
+        allowed |= {335, 336}
+    return {"allowed": ", ".join(map(str, sorted(allowed))), "highest": 511, "enosys": number("clone3")}
 
 
 class World:
@@ -112,6 +146,12 @@ class World:
         self.other_bot_file.write_text(
             f"# {SECRET}\ndef act(observation):\n    return observation['legal_actions'][0]\n"
         )
+        self.owned_file = root / "owned-by-the-worker.txt"
+        self.owned_file.write_text("the worker's file\n")
+        self.owned_file.chmod(0o640)
+        os.utime(self.owned_file, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
+        os.setxattr(self.owned_file, "user.kept", b"kept")
+        self.owned_before = self.owned_state()
         self.database = root / "db.sqlite3"
         with sqlite3.connect(self.database) as database:
             database.execute("create table secrets (secret text)")
@@ -144,9 +184,19 @@ class World:
             "abstract_name": self.abstract_name,
             "etc_shadow": "/etc/shadow",
             "platform_source": Path(__file__).resolve().parents[2],
+            "owned_file": self.owned_file,
+            "allow_list": "",
         }
         ports = {"": 0, "tcp": self.tcp.getsockname()[1], "udp": self.udp.getsockname()[1], "pid": os.getpid()}
-        return {"target": targets[case.target], "port": ports[case.port]}
+        filled = {"target": targets[case.target], "port": ports[case.port], **case.extra}
+        if case.target == "allow_list":
+            filled.update(allow_list_numbers())
+        return filled
+
+    def owned_state(self) -> tuple[object, ...]:
+        found = os.stat(self.owned_file)
+        xattrs = {name: os.getxattr(self.owned_file, name) for name in os.listxattr(self.owned_file)}
+        return (found.st_mode, found.st_uid, found.st_gid, found.st_mtime_ns, found.st_atime_ns, xattrs)
 
     def assert_nothing_got_out(self, bot_folder: Path) -> None:
         for listener in (self.tcp, self.unix, self.abstract):
@@ -156,6 +206,7 @@ class World:
             self.udp.recvfrom(100)
         for folder in (self.outside, bot_folder, Path("/tmp"), Path("/")):
             assert not (folder / "escaped.txt").exists()
+        assert self.owned_state() == self.owned_before
 
     def close(self) -> None:
         for listener in (self.tcp, self.udp, self.unix, self.abstract):
@@ -188,6 +239,7 @@ def test_hostile_bot_is_contained_and_classified(tier: str, case: Case, world: W
         assert SECRET not in failure.message
         assert SECRET not in failure.stderr_tail
         assert "LEAKED" not in failure.message and "ESCAPED" not in failure.message
+        assert "FORGED" not in failure.message
     game = result.games[0]
     assert game.forfeits == ([0] if case.kind else [])
     assert len(game.replay["actions"]) > 0 and len(game.scores) == 2
