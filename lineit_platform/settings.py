@@ -281,10 +281,21 @@ API_RESPONSE_CACHE_SECONDS = env_int("API_RESPONSE_CACHE_SECONDS", 300, minimum=
 # Throttles and cached responses live in the cache named "api": set API_CACHE_URL (redis://...)
 # when several web processes must share them; the default is per process (5,000 entries each).
 API_CACHE_URL = env_str("API_CACHE_URL", "")
+# A Redis cache that cannot answer within this long is a miss, its writes skipped (every Redis
+# cache here is lineit_platform/redis_cache.py's: an outage degrades to uncached reads).
+API_CACHE_TIMEOUT_SECONDS = env_float("API_CACHE_TIMEOUT_SECONDS", 0.25, minimum=0.01)
+REDIS_CACHE_BACKEND = "lineit_platform.redis_cache.OutageTolerantRedisCache"
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "api": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": API_CACHE_URL}
+        {
+            "BACKEND": REDIS_CACHE_BACKEND,
+            "LOCATION": API_CACHE_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": API_CACHE_TIMEOUT_SECONDS,
+                "socket_timeout": API_CACHE_TIMEOUT_SECONDS,
+            },
+        }
         if API_CACHE_URL
         else {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
