@@ -17,10 +17,11 @@ from lineit_platform.botkit.sources import BotSource
 
 def sandbox_tier_detect() -> str:
     """The isolation tier this process uses (SANDBOX_TIER, or the best one that works here,
-    detected once per process); raises SandboxUnavailable when none works (fail closed)."""
+    detected once per process: the sandbox's own decision, as the command line makes it);
+    raises SandboxUnavailable when that tier does not work (fail closed)."""
     from lineit_platform.sandbox.tiers import require_tier
 
-    return require_tier(settings.SANDBOX_TIER or None)
+    return require_tier()
 
 
 def sandbox_match_run(

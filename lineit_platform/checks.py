@@ -7,8 +7,9 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
+from lineit_platform import throttles
 from lineit_platform.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS
-from lineit_platform.sandbox import TIERS
+from lineit_platform.sandbox import SandboxUnavailable, requested_tier
 
 
 @register(Tags.compatibility)
@@ -37,13 +38,10 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
                 id="lineit.E004",
             )
         )
-    if settings.SANDBOX_TIER and settings.SANDBOX_TIER not in TIERS:
-        problems.append(
-            Error(
-                f"SANDBOX_TIER must be empty (detect) or one of {', '.join(TIERS)}, not {settings.SANDBOX_TIER!r}",
-                id="lineit.E005",
-            )
-        )
+    try:
+        requested_tier()  # the sandbox reads SANDBOX_TIER itself (the CLI and the worker alike)
+    except SandboxUnavailable as error:
+        problems.append(Error(str(error), id="lineit.E005"))
     engine = settings.DATABASES["default"]["ENGINE"]
     if settings.CELERY_BROKER_URL.startswith("filesystem") and engine.endswith("postgresql"):
         problems.append(
@@ -51,6 +49,23 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
                 "PostgreSQL with the filesystem broker: workers on other machines will not see the queue; "
                 "set CELERY_BROKER_URL to Redis",
                 id="lineit.W002",
+            )
+        )
+    if engine.endswith("postgresql") and not throttles.counters_shared():
+        problems.append(
+            Warning(
+                f"The throttle cache 'api' is {throttles.counter_cache_backend()}, one per process: each web process "
+                "counts uploads and sign-in attempts on its own, multiplying every limit; set API_CACHE_URL "
+                "to Redis (redis://host:6379/1)",
+                id="lineit.W003",
+            )
+        )
+    if settings.REQUEST_MAX_BYTES <= settings.BOT_UPLOAD_MAX_BYTES:
+        problems.append(
+            Error(
+                f"REQUEST_MAX_BYTES ({settings.REQUEST_MAX_BYTES}) must exceed BOT_UPLOAD_MAX_BYTES "
+                f"({settings.BOT_UPLOAD_MAX_BYTES}) by a multipart envelope, or the largest bot cannot be uploaded",
+                id="lineit.E006",
             )
         )
     return problems

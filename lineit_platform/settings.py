@@ -105,6 +105,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body larger than REQUEST_MAX_BYTES is refused before anything reads it.
+    "lineit_platform.request_limits.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -177,6 +179,14 @@ LOGGING = {
 # --- Bots -------------------------------------------------------------------------------------
 
 BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1024 * 1024, minimum=1024)
+# The largest request body, any address: a larger Content-Length is answered 413 before the body
+# is read (lineit_platform/request_limits.py). The default leaves room for a bot file's multipart
+# envelope. Django reads at most as much, in memory (never a temporary file).
+REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", BOT_UPLOAD_MAX_BYTES + 64 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # more: 400 too_many_fields
+DATA_UPLOAD_MAX_NUMBER_FILES = 10  # a request uploads one bot file
 BOT_ZIP_MAX_FILES = env_int("BOT_ZIP_MAX_FILES", 200, minimum=1)
 BOT_ZIP_MAX_FILE_BYTES = env_int("BOT_ZIP_MAX_FILE_BYTES", 5 * 1024 * 1024, minimum=1024)
 BOT_ZIP_MAX_TOTAL_BYTES = env_int("BOT_ZIP_MAX_TOTAL_BYTES", 20 * 1024 * 1024, minimum=1024)
@@ -196,7 +206,9 @@ MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=100)
 MATCH_RETRY_DELAY_SECONDS = env_int("MATCH_RETRY_DELAY_SECONDS", 10, minimum=0)
 # A queued match whose message may have been lost is sent again after this long.
 MATCH_RESEND_AFTER_SECONDS = env_int("MATCH_RESEND_AFTER_SECONDS", 600, minimum=1)
-SANDBOX_TIER = env_str("SANDBOX_TIER", "")  # empty: detect at worker start-up
+# SANDBOX_TIER (empty: the best tier that works) is read by the sandbox itself, for the worker
+# and the command line alike (lineit_platform/sandbox/tiers.py: requested_tier); a system check
+# refuses an unknown value.
 SANDBOX_PIN_CPU = env_bool("SANDBOX_PIN_CPU", True)
 
 LADDER_ENABLED = env_bool("LADDER_ENABLED", True)
@@ -255,7 +267,7 @@ CELERY_BEAT_SCHEDULE = {
 
 
 def env_rate(name: str, default: str) -> str:
-    """A DRF throttle rate such as ``20/hour`` (``s``, ``min``, ``hour``, ``day`` as the period)."""
+    """A throttle rate such as ``20/hour`` (``s``, ``min``, ``hour``, ``day`` as the period)."""
     import re
 
     value = env_str(name, default).strip()
@@ -269,8 +281,9 @@ INSTALLED_APPS += ["drf_spectacular_sidecar"]
 
 API_PAGE_SIZE = env_int("API_PAGE_SIZE", 20, minimum=1, maximum=1000)
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 100, minimum=1, maximum=10_000)
-# Unranked matches a user may request: at most this many queued or running at once, at most this
-# many games in any 24 hours, and at most this many games in one match. Staff are exempt.
+# Unranked matches a user may request, through the API or the pages: at most this many queued or
+# running at once, at most this many games in any 24 hours, and at most this many games in one
+# match (tournaments/services/match_requests.py). Staff are exempt.
 API_MATCH_QUOTA_PENDING = env_int("API_MATCH_QUOTA_PENDING", 5, minimum=0)
 API_MATCH_QUOTA_DAILY_GAMES = env_int("API_MATCH_QUOTA_DAILY_GAMES", 500, minimum=0)
 API_MATCH_MAX_GAMES = env_int("API_MATCH_MAX_GAMES", 100, minimum=1, maximum=100_000)
@@ -305,6 +318,33 @@ CACHES = {
     ),
 }
 
+# Rate limits of the API and the pages alike (lineit_platform/throttles.py).
+THROTTLE_RATES = {
+    "uploads": env_rate("API_THROTTLE_UPLOADS", "30/hour"),  # per user
+    "match_requests": env_rate("API_THROTTLE_MATCH_REQUESTS", "60/hour"),  # per user
+    "tokens": env_rate("API_THROTTLE_TOKENS", "20/min"),  # sign-in attempts per client address
+    "login_failures": env_rate("API_THROTTLE_LOGIN_FAILURES", "30/hour"),  # wrong passwords per account
+    "signups": env_rate("API_THROTTLE_SIGNUPS", "20/hour"),  # per client address
+}
+
+
+def env_networks(name: str) -> list[str]:
+    """Comma-separated addresses or CIDR networks (``10.0.0.0/8,192.168.1.7``)."""
+    import ipaddress
+
+    entries = env_list(name, [])
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name} must list addresses or CIDR networks, not {entry!r}") from None
+    return entries
+
+
+# The proxies whose X-Forwarded-For is believed (lineit_platform/addresses.py); empty: none, the
+# client is the peer of the connection. Set it to your reverse proxy's address when there is one.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous request is told 401 with a WWW-Authenticate header.
@@ -326,11 +366,6 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": API_PAGE_SIZE,
     "DEFAULT_SCHEMA_CLASS": "lineit_platform.api.schema.ErrorAwareAutoSchema",
     "EXCEPTION_HANDLER": "lineit_platform.api.errors.api_exception_handler",
-    "DEFAULT_THROTTLE_RATES": {
-        "uploads": env_rate("API_THROTTLE_UPLOADS", "30/hour"),
-        "match_requests": env_rate("API_THROTTLE_MATCH_REQUESTS", "60/hour"),
-        "tokens": env_rate("API_THROTTLE_TOKENS", "20/min"),
-    },
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -363,6 +398,4 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every star
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"
-# A user may have this many test matches queued or running at once.
-WEB_TEST_MATCH_PENDING_LIMIT = env_int("WEB_TEST_MATCH_PENDING_LIMIT", 3, minimum=1, maximum=1000)
-WEB_TEST_MATCH_MAX_GAMES = env_int("WEB_TEST_MATCH_MAX_GAMES", 20, minimum=1, maximum=10_000)
+# Test matches requested on the pages share the API's quota (API_MATCH_QUOTA_*, API_MATCH_MAX_GAMES).

@@ -14,8 +14,9 @@ def add_parser(commands: Any) -> None:
         "doctor",
         help="check which sandbox tier can run bots here",
         description=(
-            "Start a sandboxed child in each isolation tier and report what works. The exit status is "
-            "non-zero when no tier works: then only --in-process matches (trusted bots) can run."
+            "Start a sandboxed child in each isolation tier and report what works, and which tier bots "
+            "run in (SANDBOX_TIER, when set, chooses one). The exit status is non-zero when that tier "
+            "does not work: then only --in-process matches (trusted bots) can run."
         ),
     )
     parser.set_defaults(handler=run)
@@ -26,11 +27,12 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"engine: {IMPLEMENTATION}" + (f" ({WHY_NOT_COMPILED})" if WHY_NOT_COMPILED else " (mypyc)"))
     try:
-        from lineit_platform.sandbox import detect_tier, doctor_report
+        from lineit_platform.sandbox import SandboxUnavailable, doctor_report, require_tier
     except ImportError as error:
         raise CommandError(f"the sandbox is not installed ({error})") from None
     print(doctor_report())
-    tier = detect_tier()
-    if tier.name is None:
-        raise CommandError("no sandbox tier works on this machine: untrusted bots cannot run here")
+    try:
+        require_tier()  # the decision every match makes (SANDBOX_TIER, or the best that works)
+    except SandboxUnavailable:
+        raise CommandError("no sandbox tier to run bots in here: untrusted bots cannot run") from None
     return 0

@@ -7,6 +7,9 @@ Tiers (docs/sandbox.md), chosen at start-up by trying each one for real:
   blocked;
 * none: untrusted bots are refused (``SandboxUnavailable``).
 
+``SANDBOX_TIER`` (bubblewrap or landlock) asks for one; ``require_tier()`` is the one decision,
+made the same way by the command line, the worker and ``lineit doctor``.
+
 The engine and the referee run in the calling process; each bot runs in a bot host that talks
 to its SandboxedPlayer over two pipes.
 """
@@ -14,7 +17,7 @@ to its SandboxedPlayer over two pipes.
 from .launch import BUBBLEWRAP, LANDLOCK, TIERS
 from .match import run_sandboxed_match
 from .player import SandboxedPlayer, TurnGate
-from .tiers import SandboxUnavailable, TierReport, detect_tier, doctor_report
+from .tiers import SandboxUnavailable, TierReport, detect_tier, doctor_report, requested_tier, require_tier
 
 __all__ = [
     "BUBBLEWRAP",
@@ -26,5 +29,7 @@ __all__ = [
     "TurnGate",
     "detect_tier",
     "doctor_report",
+    "requested_tier",
+    "require_tier",
     "run_sandboxed_match",
 ]

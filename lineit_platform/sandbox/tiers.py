@@ -20,6 +20,7 @@ from .launch import BUBBLEWRAP, TIERS, bwrap_path, host_config, launch, read_tai
 from .protocol import CANARY, CONFINED, Channel, describe
 from .runtime import stage_bot
 
+TIER_VARIABLE = "SANDBOX_TIER"  # empty or unset: the best tier that works
 CANARY_SECONDS = 10.0
 CANARY_BOT = "def act(observation):\n    return observation['legal_actions'][0]\n"
 
@@ -56,18 +57,37 @@ def detect_tier(*, refresh: bool = False) -> TierReport:
         return _cached
 
 
+def requested_tier() -> str | None:
+    """The tier SANDBOX_TIER asks for, None when it is empty (use the best that works). The one
+    reading of the variable: the command line, the worker and ``lineit doctor`` all decide
+    through require_tier()."""
+    value = os.environ.get(TIER_VARIABLE, "").strip()
+    if not value:
+        return None
+    if value not in TIERS:
+        raise SandboxUnavailable(
+            f"{TIER_VARIABLE}={value!r} is not a sandbox tier: set it to one of {', '.join(TIERS)}, "
+            "or leave it empty to use the best one that works here"
+        )
+    return value
+
+
 def require_tier(tier: str | None = None) -> str:
-    """The tier to run in: the detected one, or ``tier`` if it was asked for and works."""
-    report = detect_tier()
-    if tier is None:
+    """The tier to run bots in: ``tier`` if given, else the one SANDBOX_TIER asks for, else the
+    best one detected; raises SandboxUnavailable when that one does not work (fail closed)."""
+    return decide_tier(detect_tier(), tier if tier is not None else requested_tier())
+
+
+def decide_tier(report: TierReport, requested: str | None) -> str:
+    if requested is None:
         if report.name is None:
             raise SandboxUnavailable(unavailable_message(report))
         return report.name
-    if tier not in TIERS:
-        raise ValueError(f"unknown sandbox tier {tier!r}; tiers are {', '.join(TIERS)}")
-    if tier not in report.working:
-        raise SandboxUnavailable(f"the {tier} tier does not work here: {report.explain()}")
-    return tier
+    if requested not in TIERS:
+        raise ValueError(f"unknown sandbox tier {requested!r}; tiers are {', '.join(TIERS)}")
+    if requested not in report.working:
+        raise SandboxUnavailable(f"the {requested} tier does not work here: {report.explain()}")
+    return requested
 
 
 def unavailable_message(report: TierReport) -> str:
@@ -140,11 +160,15 @@ def doctor_report() -> str:
     lines.append(f"  Landlock ABI: {landlock_abi() or 'not available'}")
     for tier, ok, reason in report.attempts:
         lines.append(f"  [{'ok' if ok else 'FAILED'}] {tier}: {reason}")
-    if report.name is None:
-        lines.append("Result: NO TIER WORKS. Untrusted bots will not be run (fail closed).")
-        lines.append(unavailable_message(report))
+    try:
+        requested = requested_tier()
+        chosen = decide_tier(report, requested)
+    except SandboxUnavailable as error:
+        lines.append("Result: NO TIER TO RUN BOTS IN. Untrusted bots will not be run (fail closed).")
+        lines.append(str(error))
     else:
-        lines.append(f"Result: bots run in the {report.name} tier.")
+        why = f"asked for by {TIER_VARIABLE}" if requested else "the best that works here"
+        lines.append(f"Result: bots run in the {chosen} tier ({why}).")
     if os.getuid() == 0:
         lines.append(
             "Warning: running as root. Production workers should run as an unprivileged user "

@@ -34,7 +34,14 @@ def engine_line():
 def fake_sandbox(monkeypatch, tier):
     fake = types.ModuleType("lineit_platform.sandbox")
     fake.doctor_report = lambda: f"report: tier {tier}"
-    fake.detect_tier = lambda refresh=False: types.SimpleNamespace(name=tier, attempts=[])
+    fake.SandboxUnavailable = type("SandboxUnavailable", (Exception,), {})
+
+    def require_tier():
+        if tier is None:
+            raise fake.SandboxUnavailable("no tier")
+        return tier
+
+    fake.require_tier = require_tier
     monkeypatch.setitem(sys.modules, "lineit_platform.sandbox", fake)
 
 
@@ -51,7 +58,7 @@ def test_doctor_fails_when_no_tier_works(lineit, monkeypatch):
     outcome = lineit("doctor")
 
     assert "report: tier None" in outcome.out
-    assert_one_line_error(outcome, 1, "no sandbox tier works")
+    assert_one_line_error(outcome, 1, "no sandbox tier to run bots in")
 
 
 @pytest.mark.parametrize(("argv", "status"), [([], 2), (["frobnicate"], 2), (["--help"], 0), (["match", "--help"], 0)])
