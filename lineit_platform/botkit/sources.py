@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from .interface import ENTRY_MODULE
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent.parent / "bots" / "builtin"
 BUILTIN_NAMES = ("random", "greedy", "heuristic", "search")
@@ -36,7 +39,8 @@ def resolve_bot(spec: str) -> BotSource:
     """``random`` or ``builtin:random`` for a built-in bot; otherwise a path.
 
     A path may end in ``.py`` (one file), ``.zip`` (a package with bot.py at its root), or
-    name a folder holding bot.py.
+    name a folder holding bot.py. A folder or a zip without bot.py is refused here, before any
+    game starts.
     """
     name = spec.removeprefix("builtin:")
     if name in BUILTIN_NAMES and (spec.startswith("builtin:") or not Path(spec).exists()):
@@ -51,4 +55,20 @@ def resolve_bot(spec: str) -> BotSource:
             raise BotNotFound(f"{spec}: a bot folder must hold bot.py")
     elif path.suffix not in (".py", ".zip"):
         raise BotNotFound(f"{spec}: a bot is a .py file, a .zip package or a folder with bot.py")
+    elif path.suffix == ".zip":
+        check_zip_entry(spec, path)
     return BotSource(name=path.stem if path.is_file() else path.name, path=path.resolve())
+
+
+def check_zip_entry(spec: str, path: Path) -> None:
+    """A zip package must be a readable zip with bot.py at its root (not inside a folder). Only
+    the member list is read: unpacking, and its limits, are the sandbox's."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+    except (zipfile.BadZipFile, OSError) as error:
+        raise BotNotFound(f"{spec}: not a readable zip ({error})") from None
+    if ENTRY_MODULE not in names:
+        nested = sorted(name for name in names if name.endswith("/" + ENTRY_MODULE))
+        hint = f" (found {nested[0]!r}: zip the folder's contents, not the folder)" if nested else ""
+        raise BotNotFound(f"{spec}: a zip package must hold {ENTRY_MODULE} at its root{hint}")

@@ -1,9 +1,11 @@
-"""The two ways a command can fail, each with its exit status."""
+"""The ways a command can end other than well, each with its exit status (the table is in
+main.DESCRIPTION and the README)."""
 
 from __future__ import annotations
 
-USAGE_EXIT = 2
 FAILURE_EXIT = 1
+USAGE_EXIT = 2
+FORFEIT_EXIT = 3
 
 
 class CommandError(Exception):
@@ -13,6 +15,14 @@ class CommandError(Exception):
 
 
 class UsageError(CommandError):
-    """The command line itself is wrong: an unknown option, a bad value, a bot that names nothing."""
+    """The command line itself is wrong: an unknown option, a bad value, a bot that names nothing
+    or a file that cannot be a bot (a zip without bot.py). Nothing was played."""
 
     exit_status = USAGE_EXIT
+
+
+class BotsForfeited(CommandError):
+    """The games were played and their results printed, but a bot forfeited at least one of them
+    (an exception, an illegal move, a timeout, a bad return value, a bot that never loaded)."""
+
+    exit_status = FORFEIT_EXIT

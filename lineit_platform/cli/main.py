@@ -6,8 +6,10 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
+
+from lineit_platform.botkit.untrusted import safe_text
 
 from . import doctor, match, rules, show, sprt, tournament, verify
 from .errors import CommandError, UsageError
@@ -17,16 +19,35 @@ INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in lineit itself, told apart from
 DESCRIPTION = """\
 Line-it Arena on your own machine: play matches between bots, show and verify replays.
 
-exit status: 0 success, 1 the command ran and something failed (an unreadable file, a replay
-that does not verify, no sandbox), 2 the command line is wrong (unknown option, bad value,
-a bot that names no file and no built-in)."""
+exit status:
+  0    success: every game played without a failure, every replay verified
+  1    the command ran and something failed: an unreadable file, a replay that does not verify,
+       no sandbox, a sandbox that did not start
+  2    the command line is wrong, nothing was played: an unknown option, a bad value, a bot
+       that names no file and no built-in, a zip or folder without bot.py
+  3    a bot failed (match, tournament, sprt): it forfeited at least one game (an exception,
+       an illegal move, a timeout, a bad return value) or never loaded; the results are printed
+  70   a bug in lineit itself (LINEIT_DEBUG=1 shows the traceback)
+  130  interrupted (Ctrl-C)"""
 
 
 class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors become one line, ``lineit: error: ...``."""
+    """An argparse parser whose errors become one line, ``lineit: error: ...``, naming the help
+    of the command that was given (``see 'lineit match --help'``)."""
+
+    commands: Mapping[str, argparse.ArgumentParser] | None = None  # the top parser's subcommands
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        # argparse reports a subcommand's unknown options from the top parser, whose help does not
+        # list them: the subcommand's parser reports them instead.
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            chosen = (self.commands or {}).get(getattr(parsed, "command", None) or "", self)
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 def build_parser() -> Parser:
@@ -34,6 +55,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
     for module in (match, tournament, sprt, show, verify, doctor, rules):
         module.add_parser(commands)
+    parser.commands = commands.choices
     return parser
 
 
@@ -49,7 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except CommandError as error:
         _flush_quietly()
-        print(f"lineit: error: {error}", file=sys.stderr)
+        # One line, whatever it quotes (a bot's name or message, a file's contents, the argument).
+        print(f"lineit: error: {safe_text(error)}", file=sys.stderr)
         return error.exit_status
     except SystemExit as done:  # --help and --version end here
         return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
@@ -64,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("LINEIT_DEBUG"):
             raise
         print(
-            f"lineit: internal error: {type(error).__name__}: {error} "
+            f"lineit: internal error: {type(error).__name__}: {safe_text(error)} "
             "(a bug in lineit; set LINEIT_DEBUG=1 to see the traceback)",
             file=sys.stderr,
         )

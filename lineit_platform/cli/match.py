@@ -19,7 +19,7 @@ from lineit_platform.botkit.schedule import MatchSpec
 from lineit_platform.botkit.sources import BUILTIN_NAMES, BotNotFound, BotSource, resolve_bot
 from lineit_platform.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD
 
-from .errors import CommandError, UsageError
+from .errors import BotsForfeited, CommandError, UsageError
 from .progress import Progress
 from .report import json_summary, replay_name, results_table
 
@@ -102,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(json_summary(result, sources, replays), indent=2))
     else:
         print(results_table(result, replays))
-    never_loaded = bots_never_loaded(result)
-    if never_loaded:
-        raise CommandError("; ".join(never_loaded))
+    failed = bot_failures(result)
+    if failed:
+        raise BotsForfeited("; ".join(failed.values()))
     return 0
 
 
@@ -214,9 +214,9 @@ def run_sandboxed(
         raise CommandError(f"no sandbox can run bots on this machine: {error}; {hint}") from None
 
 
-def bots_never_loaded(result: MatchResult) -> list[str]:
-    """One sentence per bot that did not get past loading in any game it was due to play."""
-    sentences = []
+def bots_never_loaded(result: MatchResult) -> dict[int, str]:
+    """A sentence per entrant that did not get past loading in any game it was due to play."""
+    sentences = {}
     for entrant, name in enumerate(result.names):
         games = [game for game in result.games if entrant in game.seats]
         messages: list[str] = []
@@ -226,5 +226,27 @@ def bots_never_loaded(result: MatchResult) -> list[str]:
             messages.extend(message for kind, message in kinds if kind == LOAD)
             blocked += any(kind in (LOAD, STOPPED) for kind, _ in kinds)
         if games and messages and blocked == len(games):
-            sentences.append(f"bot {name!r} could not be loaded in any game: {messages[0]}")
+            sentences[entrant] = f"bot {name!r} could not be loaded in any game: {messages[0]}"
     return sentences
+
+
+def bot_failures(result: MatchResult) -> dict[int, str]:
+    """A sentence per entrant that failed in at least one game (the exit status says so): why it
+    never loaded, or in how many games it failed and how."""
+    sentences = bots_never_loaded(result)
+    for entrant, name in enumerate(result.names):
+        if entrant in sentences:
+            continue
+        kinds: dict[str, None] = {}
+        failed_games = 0
+        played = 0
+        for game in result.games:
+            if entrant not in game.seats:
+                continue
+            played += 1
+            own = [f.kind for f in game.failures if game.seats[f.seat] == entrant]
+            failed_games += bool(own)
+            kinds.update(dict.fromkeys(own))
+        if failed_games:
+            sentences[entrant] = f"bot {name!r} failed in {failed_games} of {played} games ({', '.join(kinds)})"
+    return dict(sorted(sentences.items()))

@@ -13,6 +13,7 @@ from lineit_platform.botkit.players import IN_PROCESS_TIER
 from lineit_platform.botkit.referee import MatchResult
 from lineit_platform.botkit.sources import BotSource
 from lineit_platform.botkit.stats import EntrantSummary, summarize
+from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import RULES_VERSION
 
 PLATFORM_DIR = str(Path(lineit_platform.__file__).resolve().parent)
@@ -69,7 +70,7 @@ def summary_rows(summaries: Iterable[EntrantSummary]) -> list[list[str]]:
     for row in summaries:
         rows.append(
             [
-                row.name,
+                safe_text(row.name),
                 str(row.games),
                 plus_minus(row.mean_score, row.score_interval),
                 plus_minus(row.win_rate, row.win_interval, percent=True),
@@ -153,7 +154,11 @@ def replay_name(index: int, games: int) -> str:
 
 
 def failure_lines(result: MatchResult, replays: Path | None) -> list[str]:
-    """Failures grouped by bot, kind and message, each with the bot's stderr tail (its own, locally)."""
+    """Failures grouped by bot, kind and message, each with the bot's stderr tail (its own, locally).
+
+    The name, the message and the tail are the bot's text: shown with safe_text, the tail a line
+    at a time under its prefix, so nothing in them acts on the terminal or passes for a line of
+    the report."""
     groups: dict[tuple[str, str, str], list[Failure]] = {}
     for game in result.games:
         for failure in game.failures:
@@ -167,16 +172,17 @@ def failure_lines(result: MatchResult, replays: Path | None) -> list[str]:
         where = games_text([f.game for f in failures])
         if first.decision >= 0 and len(failures) == 1:
             where += f", decision {first.decision}"
-        lines.append(f"  {name}: {kind} in {where}: {message}")
+        lines.append(f"  {safe_text(name)}: {safe_text(kind)} in {where}: {safe_text(message)}")
         if kind not in KINDS or kind == STOPPED:
             continue
         if first.decision >= 0 and replays is not None:
             path = replays / replay_name(first.game, result.spec.games)
             lines.append(f"      see it: lineit show {path} --decision {first.decision}")
-        tail = without_platform_frames(first.stderr_tail.strip("\n").splitlines())[-STDERR_TAIL_LINES:]
+        text = first.stderr_tail.strip("\n")
+        tail = without_platform_frames(text.split("\n") if text else [])[-STDERR_TAIL_LINES:]
         if tail:
             lines.append("      stderr (last lines):")
-            lines += [TAIL_PREFIX + line for line in tail]
+            lines += [TAIL_PREFIX + safe_text(line) for line in tail]
     return lines
 
 

@@ -1,4 +1,8 @@
-"""``lineit show``: a replay turn by turn in the terminal."""
+"""``lineit show``: a replay turn by turn in the terminal.
+
+A replay file may come from anywhere: every text it carries (the players' names, the rules
+version, the failures) is shown with safe_text. The actions need nothing: the engine has checked
+each one is a legal action before anything is shown."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import (
     GameState,
     ReplayError,
@@ -60,7 +65,7 @@ def use_colour(choice: bool | None) -> bool:
 def player_names(document: dict[str, Any], num_players: int) -> list[str]:
     players = document.get("players")
     if isinstance(players, list) and len(players) == num_players:
-        return [str(name) for name in players]
+        return [safe_text(name) for name in players]
     return [f"seat {seat}" for seat in range(num_players)]
 
 
@@ -95,8 +100,10 @@ def header(document: dict[str, Any], final: GameState, names: list[str], style: 
     n = final.num_players
     seed = document.get("seed")
     lines = [
-        style.bold(f"Line-it replay: {n} players, ruleset {final.ruleset}, rules {document.get('rules_version')}")
-        + (f", seed {seed}" if seed is not None else "")
+        style.bold(
+            f"Line-it replay: {n} players, ruleset {final.ruleset}, rules {safe_text(document.get('rules_version'))}"
+        )
+        + (f", seed {safe_text(seed)}" if seed is not None else "")
         + f", {len(document['actions'])} decisions",
         "Players: " + ", ".join(player_label(names, seat, you, style) for seat in range(n)),
     ]
@@ -104,9 +111,9 @@ def header(document: dict[str, Any], final: GameState, names: list[str], style: 
     try:
         verdict = verify_replay(document)
     except Exception as error:  # a field the engine does not check, mangled
-        lines.append(f"warning: the recorded result could not be checked ({type(error).__name__}: {error})")
+        lines.append(f"warning: the recorded result could not be checked ({type(error).__name__}: {safe_text(error)})")
     if verdict is not None and not verdict.ok:
-        lines.append(f"warning: {verdict.message}")
+        lines.append(f"warning: {safe_text(verdict.message)}")
     lines.append(CARD_LEGEND)
     return lines
 
@@ -121,13 +128,18 @@ def footer(document: dict[str, Any], final: GameState, names: list[str], style: 
     failures = meta.get("failures") if isinstance(meta, dict) else None
     if isinstance(failures, list) and failures:
         lines += ["", "Failures:"]
-        for failure in failures:
-            if isinstance(failure, dict):
-                seat = failure.get("seat")
-                who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
-                at = f", decision {failure['decision']}" if failure.get("decision", -1) >= 0 else ""
-                lines.append(f"    {who}: {failure.get('kind')}{at}: {failure.get('message')}")
+        lines += [failure_line(failure, names) for failure in failures if isinstance(failure, dict)]
     return lines
+
+
+def failure_line(failure: dict[str, Any], names: list[str]) -> str:
+    """``name: kind, decision N``, with the message when the file has one (replays written since
+    the message became the bot owner's have none, docs/replay-format.md)."""
+    seat, decision, message = failure.get("seat"), failure.get("decision"), failure.get("message")
+    who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {safe_text(seat)}"
+    at = f", decision {decision}" if isinstance(decision, int) and decision >= 0 else ""
+    said = f": {safe_text(message)}" if isinstance(message, str) and message else ""
+    return f"    {who}: {safe_text(failure.get('kind'))}{at}{said}"
 
 
 class Show:

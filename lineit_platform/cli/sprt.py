@@ -15,9 +15,10 @@ from lineit_platform.botkit.referee import MatchResult
 from lineit_platform.botkit.schedule import MAX_GAMES, MatchSpec
 from lineit_platform.botkit.sources import BUILTIN_NAMES
 from lineit_platform.botkit.sprt import CONTINUE, H0, H1, Bounds, Sprt
+from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import RULESETS, STANDARD
 
-from .errors import CommandError, UsageError
+from .errors import BotsForfeited, CommandError, UsageError
 from .match import add_limit_arguments, bots_never_loaded, match_limits, play, resolve_sources
 
 DEFAULT_BATCH = 20  # games between two looks at the test: ten deals, each played from both seats
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                 result = play(spec, sources, limits, lambda record: None, in_process=args.in_process)
             never_loaded = bots_never_loaded(result)
             if never_loaded:
-                raise CommandError("; ".join(never_loaded))
+                raise BotsForfeited("; ".join(never_loaded.values()))
             record_pairs(test, result, failures)
             games += size
             if verbose:
@@ -114,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
             report(args, test, names, games, failures, "aborted")
         raise
     report(args, test, names, games, failures, test.status() if test.status() != CONTINUE else "undecided")
+    if any(failures):
+        failed = [f"{name!r} {count}" for name, count in zip(names, failures) if count]
+        raise BotsForfeited(f"bots failed in some games (each a lost game): {', '.join(failed)}")
     return 0
 
 
@@ -129,7 +133,8 @@ def report(
     if args.json:
         print(json.dumps(json_summary(test, names, games, failures, outcome, args.ruleset), indent=2))
     else:
-        print(text_summary(test, names, games, failures, outcome, args.ruleset))
+        shown = [safe_text(name) for name in names]  # bot-chosen: file names
+        print(text_summary(test, shown, games, failures, outcome, args.ruleset))
 
 
 def record_pairs(test: Sprt, result: MatchResult, failures: list[int]) -> None:

@@ -18,13 +18,14 @@ from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.referee import GameRecord, MatchResult
 from lineit_platform.botkit.schedule import MatchSpec
 from lineit_platform.botkit.sources import BUILTIN_NAMES, BotNotFound, BotSource, resolve_bot
+from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import RULESETS, STANDARD
 from tournaments import formats
 from tournaments.formats.api import bracket_state, planned_rounds
 from tournaments.formats.bracket import FINAL, LOSERS, WINNERS, tree_order
 
-from .errors import CommandError, UsageError
-from .match import bots_never_loaded, distinct_names, play
+from .errors import BotsForfeited, CommandError, UsageError
+from .match import bot_failures, bots_never_loaded, distinct_names, play
 from .progress import Progress
 from .report import format_rows, replay_name
 
@@ -104,7 +105,10 @@ def run(args: argparse.Namespace) -> int:
         if replays is not None:
             print(f"\nReplays: {replays}/round-NN-table-NN/ (see them with 'lineit show FILE')")
     if runner.never_loaded():
-        raise CommandError("; ".join(runner.never_loaded()))
+        raise BotsForfeited("; ".join(runner.never_loaded()))
+    if runner.failed:
+        names = [sources[entrant].name for entrant in sorted(runner.failed)]
+        raise BotsForfeited(f"{len(names)} bot(s) failed in some games: {', '.join(map(repr, names))}")
     return 0
 
 
@@ -170,6 +174,7 @@ class Runner:
         self.done = 0
         self.loaded: dict[int, list[bool]] = {}  # entrant -> per match: did it ever load
         self.load_messages: dict[int, str] = {}
+        self.failed: set[int] = set()  # entrants that failed in at least one game
 
     def play_all(self, state: formats.TournamentState) -> formats.TournamentState:
         self.progress.update(0)
@@ -221,12 +226,12 @@ class Runner:
         return formats.decide_match(pairing, games)
 
     def note_loading(self, pairing: formats.Pairing, result: MatchResult) -> None:
-        failed = {sentence.split("'")[1]: sentence for sentence in bots_never_loaded(result)}
-        for entrant in pairing.entrants:
-            name = self.sources[entrant].name
-            self.loaded.setdefault(entrant, []).append(name not in failed)
-            if name in failed:
-                self.load_messages.setdefault(entrant, failed[name])
+        never_loaded = bots_never_loaded(result)  # by the entrant's index in this match
+        self.failed.update(pairing.entrants[index] for index in bot_failures(result))
+        for index, entrant in enumerate(pairing.entrants):
+            self.loaded.setdefault(entrant, []).append(index not in never_loaded)
+            if index in never_loaded:
+                self.load_messages.setdefault(entrant, never_loaded[index])
 
     def never_loaded(self) -> list[str]:
         return [
@@ -258,7 +263,8 @@ def describe(state: formats.TournamentState, args: argparse.Namespace) -> str:
 
 
 def names_of(state: formats.TournamentState) -> dict[int, str]:
-    return {entrant.id: entrant.name for entrant in state.entrants}
+    """The entrants' names for the text output: bot-chosen (a file name), so shown safely."""
+    return {entrant.id: safe_text(entrant.name) for entrant in state.entrants}
 
 
 def round_lines(state: formats.TournamentState, number: int) -> str:
@@ -343,12 +349,11 @@ def bracket_text(state: formats.TournamentState) -> str:
 
 
 def json_report(state: formats.TournamentState) -> dict[str, Any]:
+    names = {entrant.id: entrant.name for entrant in state.entrants}  # JSON escapes what it must
     return {
         "format": "lineit-tournament",
         "format_version": 1,
         "state": state.to_dict(),
-        "standings": [
-            {**row.to_dict(), "name": names_of(state)[row.entrant]} for row in formats.final_standings(state)
-        ],
+        "standings": [{**row.to_dict(), "name": names[row.entrant]} for row in formats.final_standings(state)],
         "bracket": formats.bracket_json(state),
     }

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import Verification, verify_replay
 
 from .errors import CommandError
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     for path in args.files:
         outcome = verify_file(path)
         failed += not outcome.ok
-        print(f"{'ok  ' if outcome.ok else 'FAIL'}  {path}: {outcome.message}")
+        # The message may quote the file (an illegal action string), which may come from anywhere.
+        print(f"{'ok  ' if outcome.ok else 'FAIL'}  {safe_text(path)}: {safe_text(outcome.message)}")
     if failed and len(args.files) > 1:
         print(f"{failed} of {len(args.files)} replays did not verify")
     return 1 if failed else 0

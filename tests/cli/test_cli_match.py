@@ -137,7 +137,8 @@ def test_a_bot_that_raises_forfeits_and_the_failures_follow_the_table(lineit, bo
     raiser = bot_file("raiser.py", RAISING_BOT)
     outcome = lineit("match", raiser, "random", "--games", "4", "--in-process", "--replays", tmp_path / "r")
 
-    assert outcome.status == 0  # a failing bot is the match's business, not a command error
+    assert outcome.status == 3  # the match was played and reported; the exit status says a bot failed
+    assert outcome.err == "lineit: error: bot 'raiser' failed in 4 of 4 games (exception, stopped)\n"
     table, failures = outcome.out.split("\nFailures (")
     assert "raiser" in table
     assert "raiser: exception in games 0-2: RuntimeError: boom in act" in failures
@@ -165,7 +166,7 @@ def test_a_bot_with_a_syntax_error_is_reported_in_one_line(lineit, bot_file):
     broken = bot_file("broken.py", SYNTAX_ERROR_BOT)
     outcome = lineit("match", broken, "random", "--games", "4", "--in-process")
 
-    assert_one_line_error(outcome, 1, "bot 'broken' could not be loaded in any game", "SyntaxError")
+    assert_one_line_error(outcome, 3, "bot 'broken' could not be loaded in any game", "SyntaxError")
     # The match still completes: the table shows the failures.
     assert "broken: load in games 0-2: SyntaxError" in outcome.out
     assert "broken: stopped in game 3" in outcome.out

@@ -60,8 +60,9 @@ def test_a_failing_new_bot_loses_its_games_and_the_failures_are_counted(lineit, 
 
     outcome = lineit("sprt", broken, "random", "--in-process", "--batch", "10", "--max-failures", "1000")
 
-    assert outcome.status == 0, outcome.err
+    assert outcome.status == 3, outcome.err  # the verdict is printed, and the exit says a bot failed
     assert "failures (each a lost game): broken" in outcome.out
+    assert outcome.err == "lineit: error: bots failed in some games (each a lost game): 'broken' 40\n"
     assert outcome.out.splitlines()[-1].startswith("H0 accepted")
 
 
@@ -105,7 +106,7 @@ def test_a_run_that_fails_midway_still_reports_what_it_played(lineit, bot_file):
 
     outcome = lineit("sprt", once, "random", "--in-process", "--batch", "2", "--json")
 
-    assert outcome.status == 1
+    assert outcome.status == 3  # a bot that stopped loading: a bot's failure, not lineit's
     summary = json.loads(outcome.out)
     assert (summary["result"], summary["games"]) == ("aborted", 2)
     assert "this bot loads only once" in outcome.err and "Traceback" not in outcome.err
