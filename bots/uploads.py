@@ -3,7 +3,10 @@
 A ``.py`` file must be UTF-8 and compile. A ``.zip`` must be a plain archive of regular files
 with ``bot.py`` at its root: no absolute paths, no ``..``, no symlinks, no encryption, not too
 many or too large files, no suspicious compression ratio (archive bombs), and every member must
-decompress to exactly its declared size. Nothing here imports or runs the bot.
+decompress to exactly its declared size. No member may itself be an archive or a compressed
+stream (zip, tar, gzip, bzip2, xz, 7z, ...), known by its content or by its name: the limits above
+can only count what they can see, and a nested archive hides its expanded size. The API, the pages
+and every other upload path come through ``check_upload``. Nothing here imports or runs the bot.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import stat
 import zipfile
 import zlib
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from lineit_platform.botkit.interface import ENTRY_MODULE
 from lineit_platform.errors import ApplicationError
@@ -76,6 +80,56 @@ def _check_member_name(name: str) -> None:
         raise UploadRejected(f"archive member {name!r} has a NUL byte in its name")
 
 
+# Archive and compressed-stream formats by the bytes they start with (tar: "ustar" at 257).
+ARCHIVE_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),
+    (b"PK\x07\x08", "zip"),
+    (b"\x1f\x8b", "gzip"),
+    (b"\x1f\x9d", "compress"),
+    (b"\x1f\xa0", "compress"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"7z\xbc\xaf\x27\x1c", "7z"),
+    (b"Rar!\x1a\x07", "rar"),
+    (b"\x28\xb5\x2f\xfd", "zstandard"),
+    (b"\x04\x22\x4d\x18", "lz4"),
+    (b"MSCF\x00\x00\x00\x00", "cab"),
+    (b"!<arch>\n", "ar"),
+    (b"\xed\xab\xee\xdb", "rpm"),
+)
+ARCHIVE_SUFFIXES = frozenset(
+    {".zip", ".tar", ".gz", ".tgz", ".bz2", ".tbz", ".tbz2", ".xz", ".txz", ".lzma", ".7z", ".rar", ".zst"}
+    | {".lz4", ".z", ".cab", ".whl", ".egg", ".jar", ".npz", ".cpio", ".deb", ".rpm", ".iso", ".ar"}
+)
+_BZIP2_BLOCKS = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")  # a block, or the end
+
+
+def archive_format(data: bytes) -> str | None:
+    """The archive or compression format ``data`` is in, read from its content; None for anything else."""
+    for magic, name in ARCHIVE_MAGIC:
+        if data.startswith(magic):
+            return name
+    if data[:3] == b"BZh" and data[3:4].isdigit() and data[4:10] in _BZIP2_BLOCKS:
+        return "bzip2"
+    if data[257:262] == b"ustar":
+        return "tar"
+    if zipfile.is_zipfile(io.BytesIO(data)):  # a zip behind a prefix (self-extracting) still opens
+        return "zip"
+    return None
+
+
+def _refuse_nested_archive(name: str, data: bytes | None = None) -> None:
+    found = archive_format(data) if data is not None else None
+    suffix = PurePosixPath(name).suffix.lower()
+    if found is None and suffix not in ARCHIVE_SUFFIXES:
+        return
+    what = f"a {found} archive" if found else f"named as an archive ({suffix})"
+    raise UploadRejected(
+        f"archive member {name!r} is {what}: a bot's zip may not hold archives or compressed files; "
+        "put their unpacked files in the zip instead"
+    )
+
+
 def check_zip(content: bytes, limits: UploadLimits) -> None:
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
@@ -100,12 +154,15 @@ def check_zip(content: bytes, limits: UploadLimits) -> None:
         for member in members:
             if not member.is_dir():
                 data = _read_bounded(archive, member)
+                _refuse_nested_archive(member.filename, data)
                 if member.filename == ENTRY_MODULE:
                     check_python_source(ENTRY_MODULE, data)
 
 
 def _check_member(member: zipfile.ZipInfo, limits: UploadLimits) -> None:
     _check_member_name(member.filename)
+    if not member.is_dir():
+        _refuse_nested_archive(member.filename)  # by name, before anything is decompressed
     kind = stat.S_IFMT(member.external_attr >> 16)  # 0: no Unix mode recorded, a plain file
     if kind == stat.S_IFLNK:
         raise UploadRejected(f"archive member {member.filename!r} is a symbolic link")

@@ -14,7 +14,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -32,7 +34,24 @@ APPLICATION_STATUS = {
     "forbidden": status.HTTP_403_FORBIDDEN,
     "conflict": status.HTTP_409_CONFLICT,
     "quota_exceeded": status.HTTP_429_TOO_MANY_REQUESTS,
+    "throttled": status.HTTP_429_TOO_MANY_REQUESTS,
 }
+
+
+def request_refusal(error: SuspiciousOperation) -> tuple[int, str, str]:
+    """Status, code and message for a request Django refused to read (its limits on the body and
+    the number of fields, DATA_UPLOAD_MAX_*), for the API and the pages alike."""
+    if isinstance(error, RequestDataTooBig):
+        return (
+            413,
+            "request_too_large",
+            f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.",
+        )
+    if isinstance(error, TooManyFieldsSent):
+        return 400, "too_many_fields", f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields."
+    if isinstance(error, TooManyFilesSent):
+        return 400, "too_many_files", f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files."
+    return 400, "bad_request", "The request could not be read."
 
 
 def error_body(status_code: int, code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -86,6 +105,12 @@ def api_exception_handler(error: Exception, context: dict[str, Any]) -> Response
     elif isinstance(error, ApplicationError):
         code = APPLICATION_STATUS.get(error.code, status.HTTP_400_BAD_REQUEST)
         response = Response(error_body(code, error.code, error.message, error.extra.get("fields")), status=code)
+        if "retry_after" in error.extra:
+            response["Retry-After"] = str(error.extra["retry_after"])
+    elif isinstance(error, SuspiciousOperation):  # Django refused to read the request (a 400, as Django does)
+        code, name, message = request_refusal(error)
+        logger.warning("refused to read an API request: %s", error)
+        response = Response(error_body(code, name, message), status=code)
     else:
         view = context.get("view")
         logger.exception("API server error in %s", type(view).__name__ if view else "an API view")

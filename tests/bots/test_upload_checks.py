@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import stat
+import tarfile
 import zipfile
 
 import pytest
@@ -104,3 +108,91 @@ def test_a_bot_py_with_a_syntax_error_inside_the_zip_is_refused() -> None:
 
 def test_garbage_is_not_a_zip() -> None:
     assert "not a readable zip" in rejected("b.zip", b"PK\x03\x04 not really")
+
+
+# --- Archives inside the archive --------------------------------------------------------------
+# Refused, whatever their name: the limits count only what they can see, and a nested archive
+# hides its expanded size (the issue: a zip bomb inside a zip, next to a valid bot.py, passed).
+
+
+def _zip_bomb() -> bytes:
+    # 50 MB of zeros in a zip of about 50 KB, stored (not compressed again) in the outer zip.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as inner:
+        inner.writestr("zeros.bin", b"\0" * (50 * 1024 * 1024))
+    return buffer.getvalue()
+
+
+def stored_zip(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _tar(name: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+ROOMY = UploadLimits(max_bytes=200_000, max_files=5, max_file_bytes=200_000, max_total_bytes=500_000, max_ratio=50)
+
+
+@pytest.mark.parametrize(
+    ("name", "why"), [("data/weights.zip", "named as an archive (.zip)"), ("data/weights.bin", "a zip archive")]
+)
+def test_a_zip_bomb_inside_the_zip_next_to_a_good_bot_is_refused(name: str, why: str) -> None:
+    content = stored_zip({"bot.py": GOOD_BOT, name: _zip_bomb()})
+    with pytest.raises(UploadRejected) as caught:
+        check_upload("b.zip", content, ROOMY)
+    assert f"archive member {name!r} is {why}: a bot's zip may not hold archives" in caught.value.message
+
+
+PAYLOAD = b"x = 1\n" * 200
+
+NESTED = {
+    "zip": make_zip({"inner.py": PAYLOAD}),
+    "gzip": gzip.compress(PAYLOAD),
+    "bzip2": bz2.compress(PAYLOAD),
+    "xz": lzma.compress(PAYLOAD),
+    "tar": _tar("inner.py", PAYLOAD),
+    "7z": b"7z\xbc\xaf\x27\x1c" + bytes(32),
+    "zstandard": b"\x28\xb5\x2f\xfd" + bytes(32),
+    "rar": b"Rar!\x1a\x07\x01\x00" + bytes(32),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NESTED))
+def test_an_archive_is_known_by_its_content_under_any_name(kind: str) -> None:
+    content = stored_zip({"bot.py": GOOD_BOT, "model.dat": NESTED[kind]})
+    with pytest.raises(UploadRejected) as caught:
+        check_upload("b.zip", content, ROOMY)
+    assert f"'model.dat' is a {kind} archive" in caught.value.message
+
+
+def test_a_zip_behind_a_prefix_is_still_a_zip() -> None:
+    # Self-extracting style: bytes before the archive; zip readers still open it.
+    hidden = b"#!/bin/sh\necho hello\n" + make_zip({"inner.py": PAYLOAD})
+    with pytest.raises(UploadRejected, match=r"'run\.sh' is a zip archive"):
+        check_upload("b.zip", stored_zip({"bot.py": GOOD_BOT, "run.sh": hidden}), ROOMY)
+
+
+@pytest.mark.parametrize("name", ["lib.tar.gz", "vendor/pkg.whl", "x.7z", "weights.npz", "DATA.ZIP"])
+def test_an_archive_is_known_by_its_name_too(name: str) -> None:
+    message = rejected("b.zip", make_zip({"bot.py": GOOD_BOT, name: b"not really an archive\n"}))
+    assert f"{name!r} is named as an archive" in message
+
+
+def test_plain_data_files_are_not_taken_for_archives() -> None:
+    entries = {
+        "bot.py": GOOD_BOT,
+        "weights.json": b'{"w": [0.1, 0.2]}',
+        "table.bin": bytes(range(256)) * 4,
+        "notes.txt": b"BZh is how bzip2 starts; PK is how zip starts\n",
+    }
+    assert check_upload("b.zip", make_zip(entries), LIMITS) == "zip"
