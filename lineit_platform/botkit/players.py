@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from .failures import EXCEPTION, EXITED, LOAD, BotFailure
 from .interface import BotLoadError, Policy, load_policy
+from .scratch import scratch_folder
 from .sources import BotSource
 
 IN_PROCESS_TIER = "in-process"
@@ -54,7 +55,7 @@ class InProcessPlayer:
         self.close()
         extract_to = None
         if self.source.is_zip:
-            self._scratch = tempfile.TemporaryDirectory(prefix="lineit-bot-")
+            self._scratch = scratch_folder("bot")
             extract_to = Path(self._scratch.name)
         try:
             self._policy = self._timed(timeout, LOAD, load_policy, self.source.path, extract_to=extract_to)

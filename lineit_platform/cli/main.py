@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
@@ -28,7 +30,8 @@ exit status:
   3    a bot failed (match, tournament, sprt): it forfeited at least one game (an exception,
        an illegal move, a timeout, a bad return value) or never loaded; the results are printed
   70   a bug in lineit itself (LINEIT_DEBUG=1 shows the traceback)
-  130  interrupted (Ctrl-C)"""
+  130  interrupted (Ctrl-C)
+  143  terminated (SIGTERM); like Ctrl-C, the bots are stopped and their temporary folders removed"""
 
 
 class Parser(argparse.ArgumentParser):
@@ -59,8 +62,19 @@ def build_parser() -> Parser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: the running command unwinds, stopping its bots and removing
+    their temporary folders (the default action would end the process with nothing cleaned)."""
+
+
+def _terminate(number: int, frame: object) -> NoReturn:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    handles_signals = threading.current_thread() is threading.main_thread()  # (only the main thread may)
+    previous = signal.signal(signal.SIGTERM, _terminate) if handles_signals else None
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -76,9 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_status
     except SystemExit as done:  # --help and --version end here
         return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
-    except KeyboardInterrupt:
-        print("\nlineit: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupted:
+        terminated = isinstance(interrupted, Terminated)
+        print(f"\nlineit: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:
         # `lineit show ... | head`: the reader left; say nothing and do not fail at exit either.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -92,6 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return INTERNAL_ERROR_EXIT
+    finally:
+        if handles_signals:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _flush_quietly() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import compileall
 import functools
+import os
 import shutil
 import stat
 import sys
@@ -19,6 +20,8 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from lineit_platform.botkit.scratch import make_writable, prefix, scratch_folder, sweep_stale_folders
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # lineit_platform/
 MAX_UNPACKED_BYTES = 64 * 1024 * 1024
@@ -58,8 +61,9 @@ def interpreter() -> Interpreter:
 def runtime_folder() -> Path:
     """host.py, host_confinement.py and lib/lineit_platform/{engine,botkit/interface.py},
     byte-compiled, read-only."""
-    root = Path(tempfile.mkdtemp(prefix="lineit-runtime-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    sweep_stale_folders()  # what processes killed without a chance to clean up left behind
+    root = Path(tempfile.mkdtemp(prefix=prefix("runtime")))
+    atexit.register(_remove_runtime, root, os.getpid())
     package = root / "lib" / "lineit_platform"
     (package / "botkit").mkdir(parents=True)
     (package / "__init__.py").write_text('"""Line-it platform: only the engine and the bot interface exist here."""\n')
@@ -75,11 +79,17 @@ def runtime_folder() -> Path:
     return root
 
 
+def _remove_runtime(root: Path, owner: int) -> None:
+    """At exit, in the process that made it only: a forked child (a Celery pool process) shares it."""
+    if os.getpid() == owner:
+        make_writable(root)
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def _make_read_only(root: Path) -> None:
     for path in [root, *root.rglob("*")]:
         mode = path.stat().st_mode
         path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    atexit.register(_make_writable, root)  # rmtree at exit needs the folders writable again
 
 
 @dataclass
@@ -93,7 +103,7 @@ class StagedBot:
 
     def cleanup(self) -> None:
         if self.scratch is not None:
-            _make_writable(Path(self.scratch.name))
+            make_writable(Path(self.scratch.name))
             self.scratch.cleanup()
             self.scratch = None
 
@@ -106,7 +116,7 @@ def stage_bot(path: Path) -> StagedBot:
         if not (path / "bot.py").is_file():
             raise BotStagingError(f"{path.name}: a bot folder must hold bot.py")
         return StagedBot(folder=path, entry=path)
-    scratch = tempfile.TemporaryDirectory(prefix="lineit-bot-")
+    scratch = scratch_folder("bot")
     folder = Path(scratch.name) / "bot"
     folder.mkdir()
     try:
@@ -118,6 +128,7 @@ def stage_bot(path: Path) -> StagedBot:
             shutil.copyfile(path, entry)
         _make_read_only(folder)
     except BaseException:
+        make_writable(Path(scratch.name))
         scratch.cleanup()
         raise
     return StagedBot(folder=folder, entry=entry, scratch=scratch)
@@ -152,9 +163,3 @@ def safe_extract(archive_path: Path, target: Path) -> None:
                     shutil.copyfileobj(source, sink)
     except (zipfile.BadZipFile, OSError, RuntimeError) as error:
         raise BotStagingError(f"{archive_path.name} is not a readable zip: {error}") from None
-
-
-def _make_writable(root: Path) -> None:
-    for path in [root, *root.rglob("*")]:
-        if path.is_dir() and not path.is_symlink():
-            path.chmod(0o700)

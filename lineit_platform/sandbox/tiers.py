@@ -10,11 +10,12 @@ to run untrusted bots (fail closed).
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from lineit_platform.botkit.scratch import scratch_folder
 
 from .launch import BUBBLEWRAP, TIERS, bwrap_path, host_config, launch, read_tail, stderr_file
 from .protocol import CANARY, CONFINED, Channel, describe
@@ -103,7 +104,7 @@ def try_tier(tier: str) -> tuple[bool, str]:
     if tier == BUBBLEWRAP and bwrap_path() is None:
         return False, "bwrap is not installed (Debian package bubblewrap)"
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="lineit-canary-") as scratch:
+    with scratch_folder("canary") as scratch:
         secret = Path(scratch) / "secret"
         secret.write_text("the worker's secret\n")
         bot = Path(scratch) / "canary_bot.py"
@@ -164,7 +165,8 @@ def doctor_report() -> str:
         requested = requested_tier()
         chosen = decide_tier(report, requested)
     except SandboxUnavailable as error:
-        lines.append("Result: NO TIER TO RUN BOTS IN. Untrusted bots will not be run (fail closed).")
+        what = "NO TIER WORKS" if report.name is None else f"THE TIER {TIER_VARIABLE} ASKS FOR CANNOT RUN BOTS"
+        lines.append(f"Result: {what}. Untrusted bots will not be run (fail closed).")
         lines.append(str(error))
     else:
         why = f"asked for by {TIER_VARIABLE}" if requested else "the best that works here"
