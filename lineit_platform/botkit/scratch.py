@@ -66,7 +66,7 @@ def sweep_stale_folders(directory: str | os.PathLike[str] | None = None) -> list
     """Remove the temporary folders of ours (this user's) whose owning process is gone; returns
     what was removed. Folders of live processes, and anything not named by this module, stay."""
     root = Path(directory if directory is not None else tempfile.gettempdir())
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(root))
     except OSError:
