@@ -9,9 +9,10 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from lineit_platform import throttles
 from lineit_platform.engine import MAX_PLAYERS, RULESETS
 
-from .selectors import pending_manual_matches, playable_versions
+from .selectors import playable_versions
 
 
 class NoColonMixin:
@@ -28,7 +29,24 @@ class SignUpForm(NoColonMixin, UserCreationForm):
 
 
 class LoginForm(NoColonMixin, AuthenticationForm):
-    pass
+    """Signs in through the throttle service, as the API's token view does: attempts per client
+    address, wrong passwords per account. ``refusal`` is set when a limit refused the attempt."""
+
+    refusal: throttles.RateLimited | None = None
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if username is not None and password:
+            try:
+                self.user_cache = throttles.authenticate(self.request, username=username, password=password)
+            except throttles.RateLimited as refusal:
+                self.refusal = refusal
+                raise forms.ValidationError(refusal.message, code="throttled") from None
+            if self.user_cache is None:
+                raise self.get_invalid_login_error()
+            self.confirm_login_allowed(self.user_cache)
+        return self.cleaned_data
 
 
 class BotCreateForm(NoColonMixin, forms.Form):
@@ -98,12 +116,12 @@ class TestMatchForm(NoColonMixin, forms.Form):
         ).select_related("bot")
         self.fields["version"].queryset = mine.order_by("bot__name", "-number")
         self.fields["opponents"].queryset = playable_versions()
-        self.fields["games"].widget.attrs["max"] = settings.WEB_TEST_MATCH_MAX_GAMES
+        self.fields["games"].widget.attrs["max"] = settings.API_MATCH_MAX_GAMES
 
     def clean_games(self) -> int:
         games: int = self.cleaned_data["games"]
-        if games > settings.WEB_TEST_MATCH_MAX_GAMES:
-            raise forms.ValidationError(f"At most {settings.WEB_TEST_MATCH_MAX_GAMES} games in a test match.")
+        if games > settings.API_MATCH_MAX_GAMES:
+            raise forms.ValidationError(f"At most {settings.API_MATCH_MAX_GAMES} games in a test match.")
         return games
 
     def clean_opponents(self) -> list[BotVersion]:
@@ -111,12 +129,3 @@ class TestMatchForm(NoColonMixin, forms.Form):
         if not 1 <= len(opponents) <= MAX_PLAYERS - 1:
             raise forms.ValidationError(f"Choose 1 to {MAX_PLAYERS - 1} opponents.")
         return opponents
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        limit = settings.WEB_TEST_MATCH_PENDING_LIMIT
-        if pending_manual_matches(self.user) >= limit:
-            raise forms.ValidationError(
-                f"You already have {limit} test matches queued or running; wait for one to finish."
-            )
-        return cleaned

@@ -119,10 +119,6 @@ def playable_versions(*, exclude_bot: Bot | None = None) -> QuerySet[BotVersion]
     return versions
 
 
-def pending_manual_matches(user: object) -> int:
-    return Match.objects.pending().filter(origin=Match.Origin.MANUAL, requested_by=user).count()
-
-
 def games_by_seat(match: Match, entrants: Iterable[MatchEntrant]) -> list[dict[str, object]]:
     """Each game of a match, with a row per seat: who sat there, score, rank, forfeit."""
     by_index = {entrant.index: entrant for entrant in entrants}

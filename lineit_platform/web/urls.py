@@ -18,7 +18,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("accounts/signup/", account.signup, name="signup"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True, authentication_form=LoginForm),
+        account.LoginView.as_view(redirect_authenticated_user=True, authentication_form=LoginForm),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -3,15 +3,16 @@ source; bad input is a clear 4xx that changes nothing."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import zipfile
 
 import pytest
 from api_helpers import assert_error
+from django.conf import settings
 from django.test import override_settings
 
 from bots.models import Bot, BotVersion
-from lineit_platform.api.throttling import WriteThrottle
 
 pytestmark = pytest.mark.django_db
 
@@ -168,7 +169,7 @@ def test_the_same_file_twice_is_a_conflict(alice, as_user, bot_factory) -> None:
 
 
 def test_uploads_are_throttled(alice, as_user, bot_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(WriteThrottle.THROTTLE_RATES, "uploads", "2/hour")
+    monkeypatch.setitem(settings.THROTTLE_RATES, "uploads", "2/hour")
     bot = bot_factory(owner=alice)
     client = as_user(alice)
     for n in range(2):
@@ -261,3 +262,15 @@ def test_head_to_head_of_a_bot_without_games_is_empty_and_of_no_bot_a_404(anonym
     lonely = version_factory()
     assert anonymous.get(f"/api/bots/{lonely.bot_id}/head-to-head/").json()["results"] == []
     assert_error(anonymous.get("/api/bots/999999/head-to-head/"), 404, "not_found")
+
+
+def test_an_archive_inside_the_zip_is_refused_and_stores_nothing(alice, as_user, bot_factory) -> None:  # type: ignore[no-untyped-def]
+    # The one check at the door (bots/uploads.py), as on the upload page.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", GOOD_BOT)
+        archive.writestr("data.bin", gzip.compress(b"\0" * 1_000_000))
+    bot = bot_factory(owner=alice)
+    error = assert_error(upload(as_user(alice), bot.pk, buffer.getvalue(), "bot.zip"), 400, "upload_rejected")
+    assert "'data.bin' is a gzip archive" in error["message"]
+    assert not BotVersion.objects.exists()

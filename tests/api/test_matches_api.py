@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from api_helpers import CRASHING_BOT, assert_error
+from django.conf import settings
 from django.test import override_settings
 
-from lineit_platform.api.throttling import WriteThrottle
 from lineit_platform.engine import verify_replay
 from tournaments.models import Game, Match
 
@@ -182,7 +182,7 @@ def test_the_quota_of_games_per_day(alice, as_user, version_factory) -> None:  #
 
 
 def test_match_requests_are_throttled(alice, as_user, version_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(WriteThrottle.THROTTLE_RATES, "match_requests", "1/hour")
+    monkeypatch.setitem(settings.THROTTLE_RATES, "match_requests", "1/hour")
     mine, other = version_factory(bot__owner=alice), version_factory()
     client = as_user(alice)
     assert request(client, mine.pk, [other.pk]).status_code == 201

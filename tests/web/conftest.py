@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.core.cache import caches
 
 from tournaments.services import match_execute, match_schedule
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles() -> Iterator[None]:
+    """Every test starts with no sign-in, upload or match request counted (the pages share the
+    API's throttle counters, in the cache "api")."""
+    caches["api"].clear()
+    yield
+    caches["api"].clear()
+
 
 CRASHING_BOT = b"""import sys
 

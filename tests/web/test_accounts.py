@@ -154,14 +154,15 @@ def test_a_match_needs_your_own_version_and_one_to_four_opponents(client, alice,
     assert not Match.objects.exists()
 
 
-@override_settings(WEB_TEST_MATCH_PENDING_LIMIT=1)
+@override_settings(API_MATCH_QUOTA_PENDING=1)
 def test_test_matches_have_a_quota(client, alice, version_factory) -> None:  # type: ignore[no-untyped-def]
     mine, other = version_factory(bot__owner=alice), version_factory()
     client.force_login(alice)
     data = {"version": mine.pk, "opponents": [other.pk], "games": 2, "ruleset": "standard"}
     assert client.post(reverse("match-request"), data).status_code == 302
     response = client.post(reverse("match-request"), data)
-    assert response.status_code == 200 and "already have 1 test matches queued" in response.content.decode()
+    assert response.status_code == 429
+    assert "already have 1 requested matches queued or running; the limit is 1" in response.content.decode()
     assert Match.objects.count() == 1
 
 

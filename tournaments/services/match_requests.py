@@ -1,9 +1,12 @@
 """Unranked matches that users request against opponents they choose, within a quota.
 
-The quota (settings: API_MATCH_QUOTA_*) bounds what one user can make the workers do: how many
-of their requested matches may be queued or running at once, and how many games they may request
-in any 24 hours. Staff are exempt. Checks and scheduling happen under a lock on the user's row, so
-two simultaneous requests cannot both slip under the quota.
+The one place for the quota, whether the request came through the API or the test-match page.
+The quota (settings: API_MATCH_QUOTA_*, API_MATCH_MAX_GAMES) bounds what one user can make the
+workers do: how many games one match may have, how many of their requested matches may be queued
+or running at once, and how many games they may request in any 24 hours. Staff are exempt from
+the last two. Checks and scheduling happen in one transaction under a lock on the user's row
+(SELECT ... FOR UPDATE), so simultaneous requests are counted one after the other and cannot
+both slip under the quota. The rate of requests is the throttle service's (lineit_platform/throttles.py).
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ def match_request(
     rotate_seats: bool = True,
 ) -> Match:
     """Schedule an unranked match between ``versions`` for ``requested_by``, within the quota."""
+    if games > settings.API_MATCH_MAX_GAMES:
+        raise ApplicationError(f"games: at most {settings.API_MATCH_MAX_GAMES} games in a test match, not {games}")
     get_user_model().objects.select_for_update().filter(pk=requested_by.pk).first()
     if not getattr(requested_by, "is_staff", False):
         usage = match_request_usage(user=requested_by)

@@ -11,6 +11,26 @@ from typing import Any
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
+from lineit_platform import throttles
+
+# gunicorn's own bounds on the request line and headers (its defaults, said aloud); the body is
+# bounded by REQUEST_MAX_BYTES in the application.
+GUNICORN_LIMITS = [
+    "--limit-request-line",
+    "4094",
+    "--limit-request-fields",
+    "100",
+    "--limit-request-field_size",
+    "8190",
+]
+
+
+def web_processes() -> list[str]:
+    """Several gunicorn processes only when the throttle counts are shared (API_CACHE_URL);
+    otherwise one process with threads, whose per-process cache is then the only one."""
+    workers = "2" if throttles.counters_shared() else "1"
+    return ["--workers", workers, "--threads", "4", "--worker-class", "gthread", *GUNICORN_LIMITS]
+
 
 class Command(BaseCommand):
     help = (
@@ -28,7 +48,7 @@ class Command(BaseCommand):
         bin_dir = Path(sys.executable).parent
         celery = str(bin_dir / "celery")
         commands = {
-            "web": [str(bin_dir / "gunicorn"), "lineit_platform.wsgi", "--bind", options["bind"], "--workers", "2"],
+            "web": [str(bin_dir / "gunicorn"), "lineit_platform.wsgi", "--bind", options["bind"], *web_processes()],
             "worker": [
                 celery,
                 "-A",

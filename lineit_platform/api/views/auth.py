@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import authenticate
 from django.db import transaction
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
@@ -14,15 +13,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lineit_platform import throttles
+
 from ..serializers import MeSerializer, TokenRequestSerializer, TokenSerializer
 from ..throttling import TokenThrottle
 
 
 class TokenView(APIView):
-    """POST: your token (created on first use). DELETE: revoke it."""
+    """POST: your token (created on first use). DELETE: revoke it. Sign-in attempts are counted
+    per client address and wrong passwords per account (lineit_platform/throttles.py)."""
 
-    throttle_classes = [TokenThrottle]
     permission_classes = [AllowAny]
+    extra_error_codes = {"POST": ["429"]}
 
     def get_permissions(self) -> list[Any]:
         return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]
@@ -31,7 +33,7 @@ class TokenView(APIView):
     def post(self, request: Request) -> Response:
         given = TokenRequestSerializer(data=request.data)
         given.is_valid(raise_exception=True)
-        user = authenticate(request, **given.validated_data)
+        user = throttles.authenticate(request, **given.validated_data)
         if user is None or not user.is_active:
             raise exceptions.AuthenticationFailed("Wrong username or password.")
         token, _ = Token.objects.get_or_create(user=user)

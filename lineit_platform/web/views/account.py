@@ -1,15 +1,20 @@
-"""A signed-in user's pages: sign up, my bots, upload a version, request a test match, API token.
+"""A signed-in user's pages: sign up, log in, my bots, upload a version, request a test match,
+API token.
 
 Every write goes through a service (bots.services, tournaments.services); the services refuse
-what is not allowed, and their ApplicationError messages are shown as form errors."""
+what is not allowed, and their ApplicationError messages are shown as form errors. Rates and
+quotas are the API's own (lineit_platform/throttles.py, tournaments.services.match_requests): a
+request over one gets the API's message as a form error, with status 429 and Retry-After."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.forms import Form
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,12 +23,40 @@ from rest_framework.authtoken.models import Token
 
 from bots.models import Bot
 from bots.services import bot_create, bot_version_upload
+from lineit_platform import throttles
 from lineit_platform.errors import ApplicationError
 from tournaments.models import Match
-from tournaments.services import match_schedule
+from tournaments.services.match_requests import QuotaExceeded
+from tournaments.services.match_requests import match_request as match_request_service
 
 from .. import selectors
 from ..forms import BotCreateForm, SignUpForm, TestMatchForm, UploadForm
+
+TOO_MANY_REQUESTS = 429
+
+
+def _too_many(response: HttpResponse, refusal: ApplicationError) -> HttpResponse:
+    response.status_code = TOO_MANY_REQUESTS
+    if "retry_after" in refusal.extra:
+        response["Retry-After"] = str(refusal.extra["retry_after"])
+    return response
+
+
+def _refused_page(
+    request: HttpRequest, template: str, refusal: ApplicationError, *, form: Form, **context: object
+) -> HttpResponse:
+    """The page again, the refusal as the form's error, status 429."""
+    form.add_error(None, refusal.message)
+    return _too_many(render(request, template, {"form": form, **context}), refusal)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page; LoginForm signs in through the throttle service."""
+
+    def form_invalid(self, form: Form) -> HttpResponse:
+        response = super().form_invalid(form)
+        refusal = getattr(form, "refusal", None)
+        return _too_many(response, refusal) if refusal is not None else response
 
 
 @require_http_methods(["GET", "POST"])
@@ -31,6 +64,11 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("my-bots")
     form = SignUpForm(request.POST or None)
+    if request.method == "POST":
+        try:
+            throttles.signup_hit(request)
+        except throttles.RateLimited as refusal:
+            return _refused_page(request, "registration/signup.html", refusal, form=form)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -71,6 +109,13 @@ def bot_upload(request: HttpRequest, name: str) -> HttpResponse:
     if bot.owner_id != request.user.pk and not request.user.is_staff:
         raise PermissionDenied(f"{bot.name} belongs to someone else")
     form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        try:
+            throttles.upload_hit(request)
+        except throttles.RateLimited as refusal:
+            if _wants_json(request):
+                return _too_many(JsonResponse({"errors": [refusal.message]}), refusal)
+            return _refused_page(request, "web/upload.html", refusal, form=form, bot=bot)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["code"]
         try:
@@ -96,19 +141,23 @@ def match_request(request: HttpRequest) -> HttpResponse:
     if "version" in request.GET:
         initial["version"] = request.GET["version"]
     form = TestMatchForm(request.POST or None, user=request.user, initial=initial)
+    if request.method == "POST":
+        try:
+            throttles.match_request_hit(request)
+        except throttles.RateLimited as refusal:
+            return _refused_page(request, "web/match_request.html", refusal, form=form)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            with transaction.atomic():
-                match = match_schedule(
-                    versions=[data["version"], *data["opponents"]],
-                    games=data["games"],
-                    ruleset=data["ruleset"],
-                    duplicate_deals=data["duplicate_deals"],
-                    ranked=False,
-                    requested_by=request.user,
-                    origin=Match.Origin.MANUAL,
-                )
+            match = match_request_service(
+                requested_by=request.user,
+                versions=[data["version"], *data["opponents"]],
+                games=data["games"],
+                ruleset=data["ruleset"],
+                duplicate_deals=data["duplicate_deals"],
+            )
+        except QuotaExceeded as error:
+            return _refused_page(request, "web/match_request.html", error, form=form)
         except ApplicationError as error:
             form.add_error(None, error.message)
         else:

@@ -1,0 +1,219 @@
+"""Rate limits: the one throttle service of the API and the pages.
+
+Every operation that costs the platform work or guards an account is counted here, whichever face
+it came through (the DRF views call it through ``lineit_platform.api.throttling``, the pages
+directly):
+
+================  ========================================  ==============================
+scope             what is counted                           counted per
+================  ========================================  ==============================
+uploads           uploads of a bot version                  user
+match_requests    requests of a test (unranked) match       user
+tokens            sign-in attempts: API token, login page   client address
+login_failures    wrong passwords for one account           account (the username)
+signups           sign-up form posts                        client address
+================  ========================================  ==============================
+
+Rates come from ``settings.THROTTLE_RATES`` (the ``API_THROTTLE_*`` variables), addresses from
+``lineit_platform.addresses`` (``TRUSTED_PROXIES``). The quota of pending test matches is not a
+rate: it must hold under concurrency, so the database enforces it (a lock on the user's row, in
+``tournaments.services.match_requests``).
+
+Counters live in the cache ``api`` (``API_CACHE_URL``): Redis wherever more than one process
+serves requests, or each process would count on its own. A window opens at the first counted
+request and lasts one period; its counter grows with one atomic ``incr``, so simultaneous
+requests, from threads or from processes sharing the cache, cannot both take the last place.
+Counting goes through Django's cache API only: a cache that cannot answer lets the request pass
+(a throttle never makes a write fail).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import authenticate as django_authenticate
+from django.core.cache import caches
+
+from lineit_platform.addresses import client_address
+from lineit_platform.errors import ApplicationError
+
+UPLOADS = "uploads"
+MATCH_REQUESTS = "match_requests"
+TOKENS = "tokens"
+LOGIN_FAILURES = "login_failures"
+SIGNUPS = "signups"
+
+PERIODS = {
+    "s": ("second", 1),
+    "sec": ("second", 1),
+    "second": ("second", 1),
+    "m": ("minute", 60),
+    "min": ("minute", 60),
+    "minute": ("minute", 60),
+    "h": ("hour", 3600),
+    "hour": ("hour", 3600),
+    "d": ("day", 86400),
+    "day": ("day", 86400),
+}
+# A window's counter outlives its window a little, so it never expires while still counted.
+_GRACE_SECONDS = 60
+
+_WHAT = {
+    UPLOADS: "uploads",
+    MATCH_REQUESTS: "test match requests",
+    TOKENS: "sign-in attempts from your address",
+    LOGIN_FAILURES: "failed sign-ins to this account",
+    SIGNUPS: "sign-ups from your address",
+}
+
+
+# Cache backends that each process keeps for itself (or not at all): counts there are not shared.
+PER_PROCESS_CACHES = frozenset({"LocMemCache", "DummyCache"})
+
+
+def counter_cache_backend() -> str:
+    """The class name of the cache the counters live in (``RedisCache``, ``LocMemCache``...)."""
+    return str(settings.CACHES.get("api", {}).get("BACKEND", "")).rsplit(".", 1)[-1]
+
+
+def counters_shared() -> bool:
+    """Whether every process that serves requests sees the same counts."""
+    return counter_cache_backend() not in PER_PROCESS_CACHES
+
+
+class RateLimited(ApplicationError):
+    """Too many requests of one kind: a 429 with ``Retry-After`` in the API, on the pages a form
+    error with status 429. ``retry_after`` is in whole seconds."""
+
+    code = "throttled"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message, extra={"retry_after": retry_after})
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Rate:
+    limit: int
+    period_name: str
+    seconds: int
+
+
+def parse_rate(text: str) -> Rate:
+    """``20/hour``, ``5/min``, ``100/day``..."""
+    number, _, period = text.strip().partition("/")
+    if period not in PERIODS or not number.isdigit() or int(number) < 1:
+        raise ValueError(f"a rate looks like 20/hour (period s, min, hour or day), not {text!r}")
+    name, seconds = PERIODS[period]
+    return Rate(int(number), name, seconds)
+
+
+def rate_of(scope: str) -> Rate:
+    return parse_rate(settings.THROTTLE_RATES[scope])
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One counted request: the counter it went into and the count it made there."""
+
+    key: str
+    count: int
+    retry_after: int
+
+
+def _counted(scope: str, ident: str, rate: Rate, cache: Any) -> Hit:
+    base = f"throttle:{scope}:{ident}"
+    now = time.time()
+    started = cache.get_or_set(f"{base}:window", now, timeout=rate.seconds)
+    if not isinstance(started, int | float):  # the cache did not answer
+        started = now
+    key = f"{base}:{started:.6f}"
+    cache.add(key, 0, timeout=rate.seconds + _GRACE_SECONDS)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the counter is gone (evicted, or the cache did not answer): this one alone
+        count = 1
+    retry_after = max(1, math.ceil(started + rate.seconds - now))
+    return Hit(key=key, count=count if isinstance(count, int) else 1, retry_after=retry_after)
+
+
+def hit(scope: str, ident: str, *, cache: Any = None) -> Hit:
+    """Count one request of ``scope`` by ``ident``; raise RateLimited when it is one too many."""
+    rate = rate_of(scope)
+    counted = _counted(scope, ident, rate, caches["api"] if cache is None else cache)
+    if counted.count > rate.limit:
+        raise RateLimited(
+            f"Too many {_WHAT.get(scope, scope)}: at most {rate.limit} per {rate.period_name}. "
+            f"Try again in {_duration(counted.retry_after)}.",
+            retry_after=counted.retry_after,
+        )
+    return counted
+
+
+def give_back(counted: Hit, *, cache: Any = None) -> None:
+    """Uncount a request counted by ``hit`` (a sign-in that turned out right is no failure)."""
+    with contextlib.suppress(ValueError):  # the window is gone already
+        (caches["api"] if cache is None else cache).decr(counted.key)
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} seconds"
+    if seconds < 7200:
+        return f"{math.ceil(seconds / 60)} minutes"
+    return f"{math.ceil(seconds / 3600)} hours"
+
+
+def user_ident(user: Any) -> str:
+    return f"user-{user.pk}"
+
+
+def address_ident(request: Any) -> str:
+    return f"address-{client_address(request)}"
+
+
+def requester_ident(request: Any) -> str:
+    """A signed-in user is counted as themself wherever they come from; anyone else by address."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return user_ident(user)
+    return address_ident(request)
+
+
+def account_ident(username: str) -> str:
+    # Usernames are case-insensitive at sign-in for guessing purposes; hashed to a safe cache key.
+    return "account-" + hashlib.sha256(username.strip().casefold().encode()).hexdigest()[:32]
+
+
+def upload_hit(request: Any) -> None:
+    hit(UPLOADS, requester_ident(request))
+
+
+def match_request_hit(request: Any) -> None:
+    hit(MATCH_REQUESTS, requester_ident(request))
+
+
+def signup_hit(request: Any) -> None:
+    hit(SIGNUPS, address_ident(request))
+
+
+def token_hit(request: Any) -> None:
+    hit(TOKENS, address_ident(request))
+
+
+def authenticate(request: Any, *, username: str, password: str) -> Any:
+    """Django's ``authenticate`` behind both sign-in limits: attempts per client address, and
+    failures per account (from any number of addresses). The API's token view and the login page
+    both sign in through here. Returns the user, or None for a wrong username or password."""
+    token_hit(request)
+    attempt = hit(LOGIN_FAILURES, account_ident(username))
+    user = django_authenticate(request, username=username, password=password)
+    if user is not None:
+        give_back(attempt)
+    return user
