@@ -33,7 +33,8 @@ SCRIPT = textwrap.dedent(
     out = {"uid": __import__("os").getuid(), "attempts": report.attempts, "results": {}}
     limits = Limits(move_timeout_seconds=2, move_seconds=0.5)
     for tier in report.working:
-        for name in ["random", "fork", "signal_parent", "write_files", "read_own_secret"]:
+        for name in ["random", "fork", "signal_parent", "write_files", "read_own_secret", "change_file_metadata",
+                     "watch_files"]:
             source = builtin_source("random") if name == "random" else BotSource(name, bots / name)
             result = run_sandboxed_match(MatchSpec(2, 1), [source, builtin_source("random")], limits=limits, tier=tier)
             out["results"][f"{tier}:{name}"] = [[f.kind, f.message] for f in result.failures]
@@ -99,10 +100,23 @@ def test_an_unprivileged_worker_runs_bots_confined(throwaway_user: str) -> None:
             (folder / "bot.py").write_text(code)  # a folder bot: the whole folder is bound
             (folder / "root-only.txt").write_text("root's secret")
             (folder / "root-only.txt").chmod(0o600)  # owned by root, in the bot's own folder
+        owned = root / "owned-by-the-worker.txt"  # the worker's own file, outside every bot's folder
+        for name in ("change_file_metadata", "watch_files"):
+            folder = bots / name
+            folder.mkdir(parents=True)
+            target = owned if name == "change_file_metadata" else root
+            (folder / "bot.py").write_text((HOSTILE / f"{name}.py").read_text().replace("__TARGET__", str(target)))
         for path in [root, *root.rglob("*")]:
             if path.name != "root-only.txt":
                 path.chmod(0o755 if path.is_dir() else 0o644)
         (root / "worker.py").write_text(SCRIPT)
+        owned.write_text("the worker's file")
+        owned.chmod(0o640)
+        os.setxattr(owned, "user.kept", b"kept")
+        uid = int(subprocess.run(["id", "-u", throwaway_user], check=True, capture_output=True, text=True).stdout)
+        os.chown(owned, uid, uid)
+        os.utime(owned, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
+        before = os.stat(owned)
 
         completed = subprocess.run(
             ["runuser", "-u", throwaway_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
@@ -111,6 +125,9 @@ def test_an_unprivileged_worker_runs_bots_confined(throwaway_user: str) -> None:
         )  # fmt: skip
         assert completed.returncode == 0, completed.stderr[-3000:]
         out = json.loads(completed.stdout)
+        after = os.stat(owned)
+        assert (after.st_mode, after.st_uid, after.st_mtime_ns) == (before.st_mode, uid, before.st_mtime_ns)
+        assert os.listxattr(owned) == ["user.kept"] and os.getxattr(owned, "user.kept") == b"kept"
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -123,6 +140,9 @@ def test_an_unprivileged_worker_runs_bots_confined(throwaway_user: str) -> None:
         for name in ("fork", "signal_parent", "read_own_secret"):
             [(kind, message)] = results[f"{tier}:{name}"]
             assert kind == "exception" and "PermissionError" in message, (tier, name, message)
+        for name in ("change_file_metadata", "watch_files"):
+            [(kind, message)] = results[f"{tier}:{name}"]
+            assert kind == "exception" and "every attempt failed" in message, (tier, name, message)
         [(kind, message)] = results[f"{tier}:write_files"]
         assert kind == "exception" and ("Read-only file system" in message or "PermissionError" in message), message
 
