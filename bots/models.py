@@ -64,6 +64,9 @@ class BotVersion(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
+    # When the validation game was last sent to the workers; the sweeper sends it again when the
+    # version is still validating BOT_VALIDATION_RESEND_AFTER_SECONDS later (a lost message).
+    validation_sent_at = models.DateTimeField(null=True, blank=True)
     retired_at = models.DateTimeField(null=True, blank=True)
     sandbox_tier = models.CharField(max_length=32, blank=True)
 

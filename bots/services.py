@@ -6,6 +6,7 @@ import hashlib
 import logging
 import os
 import tempfile
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -21,6 +22,7 @@ from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.schedule import MatchSpec
 from lineit_platform.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
+from lineit_platform.queueing import send_after_commit
 
 from .models import Bot, BotVersion
 from .runner import sandbox_match_run
@@ -75,7 +77,10 @@ def bot_version_upload(
     kind = check_upload(filename, content, upload_limits())
     sha256 = hashlib.sha256(content).hexdigest()
     bot = Bot.objects.select_for_update().get(pk=bot.pk)  # serialises version numbers per bot
-    twin = bot.versions.filter(sha256=sha256).exclude(status=BotVersion.Status.REJECTED).first()
+    # A rejected or retired twin does not count: the same file may be tried again as a new version.
+    twin = bot.versions.filter(
+        sha256=sha256, status__in=[BotVersion.Status.VALIDATING, BotVersion.Status.ACTIVE]
+    ).first()
     if twin is not None:
         raise Conflict(f"this file is already {twin.label} ({twin.status})")
     number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
@@ -88,12 +93,38 @@ def bot_version_upload(
         sha256=sha256,
         size=len(content),
         uploaded_by=uploaded_by,
+        validation_sent_at=timezone.now() if validate else None,
     )
     if validate:
-        from .tasks import bot_version_validate_task
-
-        transaction.on_commit(lambda: bot_version_validate_task.delay(version.pk))
+        _queue_validation(version.pk)
     return version
+
+
+def _queue_validation(version_id: int) -> None:
+    from .tasks import bot_version_validate_task
+
+    send_after_commit(bot_version_validate_task, version_id, what=f"the validation of version {version_id}")
+
+
+@transaction.atomic
+def bot_validations_resend(*, now: datetime | None = None) -> int:
+    """Send again the validation of every version still validating
+    BOT_VALIDATION_RESEND_AFTER_SECONDS after it was last sent (its message was lost: the broker
+    was down at the upload, or a worker dropped it). Validating twice is harmless: only a version
+    still validating is played, and only one result is written. Returns how many were sent."""
+    now = now or timezone.now()
+    before = now - timedelta(seconds=settings.BOT_VALIDATION_RESEND_AFTER_SECONDS)
+    stuck = list(
+        BotVersion.objects.select_for_update(skip_locked=True)
+        .filter(status=BotVersion.Status.VALIDATING, validation_sent_at__lt=before)
+        .values_list("pk", flat=True)
+    )
+    if stuck:
+        BotVersion.objects.filter(pk__in=stuck).update(validation_sent_at=now)
+        for version_id in stuck:
+            _queue_validation(version_id)
+        logger.info("validations sent again: %s", stuck)
+    return len(stuck)
 
 
 VALIDATION_SEED = 20240601
@@ -151,10 +182,22 @@ def bot_version_reject(*, version: BotVersion, reason: str, stderr: str = "", ti
     return _set_status(version, expected=BotVersion.Status.VALIDATING, fields=fields)
 
 
-def bot_version_retire(*, version: BotVersion) -> BotVersion:
-    """A retired version keeps its matches and ratings but plays no more ladder matches."""
+def bot_version_retire(*, version: BotVersion, retired_by: AbstractBaseUser | None = None) -> BotVersion:
+    """Take a version out of play, whatever state it is in. An active one keeps its matches and
+    ratings but plays no more ladder matches; one still validating (its validation stuck, say)
+    is never validated: a validation game that comes later finds nothing to do. A rejected or
+    retired version is out of play already and is returned as it is. ``retired_by``, when given,
+    must own the bot or be staff."""
+    if retired_by is not None and version.bot.owner_id != retired_by.pk and not getattr(retired_by, "is_staff", False):
+        raise Forbidden(f"{version.bot.name} belongs to someone else")
     fields = {"status": BotVersion.Status.RETIRED, "retired_at": timezone.now()}
-    return _set_status(version, expected=BotVersion.Status.ACTIVE, fields=fields)
+    live = [BotVersion.Status.ACTIVE, BotVersion.Status.VALIDATING]
+    if BotVersion.objects.filter(pk=version.pk, status__in=live).update(**fields):
+        for name, value in fields.items():
+            setattr(version, name, value)
+    else:
+        version.refresh_from_db()
+    return version
 
 
 def system_user() -> AbstractBaseUser:

@@ -192,6 +192,9 @@ BOT_ZIP_MAX_FILE_BYTES = env_int("BOT_ZIP_MAX_FILE_BYTES", 5 * 1024 * 1024, mini
 BOT_ZIP_MAX_TOTAL_BYTES = env_int("BOT_ZIP_MAX_TOTAL_BYTES", 20 * 1024 * 1024, minimum=1024)
 BOT_ZIP_MAX_RATIO = env_int("BOT_ZIP_MAX_RATIO", 100, minimum=1)
 BOT_VALIDATION_GAMES = env_int("BOT_VALIDATION_GAMES", 2, minimum=1, maximum=100)
+# A version still validating this long after its validation was sent is sent again by the sweeper
+# (the message was lost: the broker was down at the upload). Validating twice is harmless.
+BOT_VALIDATION_RESEND_AFTER_SECONDS = env_int("BOT_VALIDATION_RESEND_AFTER_SECONDS", 600, minimum=1)
 SYSTEM_USERNAME = env_str("SYSTEM_USERNAME", "lineit")
 
 # --- Matches, sandbox and ladder --------------------------------------------------------------

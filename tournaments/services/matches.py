@@ -17,11 +17,13 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from bots.runner import sandbox_match_run
+from bots.services import bot_validations_resend
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.referee import GameRecord, MatchResult
 from lineit_platform.botkit.schedule import MatchSpec
 from lineit_platform.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
+from lineit_platform.queueing import send_after_commit
 
 from ..models import Game, GameFailure, Match, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
@@ -32,7 +34,7 @@ logger = logging.getLogger(__name__)
 def _queue(match_id: int) -> None:
     from ..tasks import match_run_task
 
-    transaction.on_commit(lambda: match_run_task.delay(match_id))
+    send_after_commit(match_run_task, match_id, what=f"match {match_id}")
 
 
 def _ended(match: Match) -> None:
@@ -312,7 +314,8 @@ def match_requeue(*, match: Match) -> Match:
 @transaction.atomic
 def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
     """Requeue (or fail, when out of attempts) running matches past their deadline, and send
-    again queued matches whose message may have been lost. Safe to run at any time."""
+    again queued matches and version validations whose message may have been lost. Safe to run
+    at any time."""
     now = now or timezone.now()
     stuck = list(
         Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.RUNNING, deadline__lt=now)
@@ -344,6 +347,7 @@ def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
         for match_id in lost:
             _queue(match_id)
         counts["resent"] = len(lost)
+    counts["validations_resent"] = bot_validations_resend(now=now)
     if counts["failed"]:
         ratings_apply_pending()
     return counts

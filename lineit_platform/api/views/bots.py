@@ -1,5 +1,5 @@
 """Bots and versions: browse them, create a bot, upload a version, read its validation report,
-download its source (owner only), its rating history and its head-to-head record."""
+download its source and retire it (owner only), its rating history and its head-to-head record."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_create, bot_version_upload
+from bots.services import bot_create, bot_version_retire, bot_version_upload
 from bots.uploads import UploadRejected
 from tournaments.models import RatingEvent
 from tournaments.selectors import head_to_head
@@ -130,7 +130,7 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = versions_queryset()
 
     def get_permissions(self) -> list[Any]:
-        if self.action == "source":
+        if self.action in ("source", "retire"):
             return [OwnerOrStaff()]
         return super().get_permissions()
 
@@ -146,6 +146,22 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
             as_attachment=True,
             filename=f"{version.bot.name}-v{version.number}.{version.kind}",
             content_type="application/octet-stream",
+        )
+
+    @extend_schema(
+        request=None,
+        responses={200: VersionSerializer},
+        operation_id="versions_retire",
+        description="Take the version out of play (owner or staff), whatever its state: an active one "
+        "keeps its matches and ratings but plays no more ladder matches; one still `validating` is never "
+        "validated. A `rejected` or `retired` version is answered as it is. The same file may then be "
+        "uploaded again as a new version.",
+    )
+    @action(detail=True, methods=["post"])
+    def retire(self, request: Request, pk: str) -> Response:
+        version = bot_version_retire(version=self.get_object(), retired_by=request.user)
+        return Response(
+            VersionSerializer(versions_queryset().get(pk=version.pk), context=self.get_serializer_context()).data
         )
 
 

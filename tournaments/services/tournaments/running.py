@@ -18,6 +18,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from lineit_platform.engine import RULES_VERSION
 from lineit_platform.errors import Conflict
+from lineit_platform.queueing import send_after_commit
 
 from ... import formats
 from ...models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
@@ -150,7 +151,8 @@ def tournament_match_ended(*, match: Match) -> None:
         from ...tasks import tournament_advance_task
 
         tournament_id = match.tournament_id
-        transaction.on_commit(lambda: tournament_advance_task.delay(tournament_id))
+        # A lost message (broker down) is made up for by tournaments_tick.
+        send_after_commit(tournament_advance_task, tournament_id, what=f"the advance of tournament {tournament_id}")
 
 
 @transaction.atomic

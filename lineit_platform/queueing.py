@@ -1,0 +1,33 @@
+"""Tasks sent to the workers after the transaction that made their row commits.
+
+The row is the truth, the message only a wake-up: a broker that cannot take the message (Redis
+down or unreachable) must not turn a committed write into an error for the user. The failure is
+logged and the sweepers send the message again later: ``matches_sweep`` for queued matches and
+validations, ``tournaments_tick`` for tournaments (both on beat's schedule).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+
+def send(task: Any, *args: Any, what: str) -> bool:
+    """``task.delay(*args)`` now; False (logged) when the broker did not take it."""
+    try:
+        task.delay(*args)
+    except Exception as error:  # kombu's OperationalError, a socket error, a full disk...
+        logger.warning(
+            "could not send %s to the workers (%s: %s); the sweeper sends it again", what, type(error).__name__, error
+        )
+        return False
+    return True
+
+
+def send_after_commit(task: Any, *args: Any, what: str) -> None:
+    """``task.delay(*args)`` once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send(task, *args, what=what))
