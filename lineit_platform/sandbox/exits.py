@@ -17,9 +17,26 @@ def wait_for_exit(pidfd: int, seconds: float) -> None:
     poller.poll(int(seconds * 1000))
 
 
+def unreaped_status(pid: int) -> int | None:
+    """How a process that has ended but is not reaped yet ended, as Popen.returncode says it
+    (-signal, or the exit status); None if it is still running or gone. Read from field 52 of
+    /proc/PID/stat, which holds the wait status of a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+    if len(fields) < 50 or fields[0] != b"Z":
+        return None
+    status = int(fields[49])
+    return -(status & 0x7F) if status & 0x7F else (status >> 8) & 0xFF
+
+
 def describe_exit(status: int, *, bubblewrap: bool) -> tuple[str, str]:
-    """Failure kind and message for a host that ended by itself. bubblewrap reports a signal
-    death as 128 + signal (so a bot calling os._exit(137) looks like SIGKILL there)."""
+    """Failure kind and message for a host that ended by itself. ``bubblewrap``: the status is
+    bwrap's, which reports a signal death as 128 + signal, so a bot calling os._exit(152) would
+    look killed by SIGXCPU: read the host's own status with unreaped_status() while bwrap's init
+    (kept stopped) cannot reap it, and pass it with ``bubblewrap=False``."""
     if status == HOST_PIPE_LOST:
         return PROTOCOL, "the bot closed or broke its pipes"
     number = -status if status < 0 else status - 128 if bubblewrap and status > 128 else 0

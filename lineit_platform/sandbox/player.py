@@ -24,7 +24,7 @@ from lineit_platform.botkit.failures import (
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.sources import BotSource
 
-from .exits import describe_exit, wait_for_exit
+from .exits import describe_exit, unreaped_status, wait_for_exit
 from .launch import BUBBLEWRAP, Launched, host_config, launch, read_tail, stderr_file
 from .protocol import (
     ACK,
@@ -354,13 +354,22 @@ class SandboxedPlayer:
         """The host closed its pipe: wait briefly for its status and say how it ended."""
         launched = self._require_launched()
         self.thaw()
-        if self._init_pidfd is not None:
-            self._signal(signal.SIGCONT, self._init_pidfd)  # to reap the host and report its status
+        own_status = None
+        if self._init_pidfd is not None and self._pidfd is not None and self.pid is not None:
+            # bwrap would report a signal death as 128 + signal, which a bot can fake with its
+            # exit status; the host's own status can be read while it waits, unreaped, for the
+            # init kept stopped. Then the init is let go, to reap it and end bwrap.
+            wait_for_exit(self._pidfd, EXIT_GRACE_SECONDS)
+            own_status = unreaped_status(self.pid)
+            self._signal(signal.SIGCONT, self._init_pidfd)
         try:
             status = launched.process.wait(EXIT_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
             self._fail(PROTOCOL, f"the bot closed its pipe {when}")
-        kind, message = describe_exit(status, bubblewrap=self.tier == BUBBLEWRAP)
+        if own_status is not None:
+            kind, message = describe_exit(own_status, bubblewrap=False)
+        else:
+            kind, message = describe_exit(status, bubblewrap=self.tier == BUBBLEWRAP)
         self._fail(kind, f"{message} {when}")
 
     def _fail(self, kind: str, message: str) -> NoReturn:

@@ -86,6 +86,9 @@ CASES = [
     Case("crash_segfault", "crash", "SIGSEGV"),
     Case("exit_call", "exited", r"exit\(3\)"),
     Case("hard_exit", "exited", "status 7"),
+    # an exit status that bubblewrap would give a signal death: still an exit
+    Case("exit_like_a_signal", "exited", "status 152", extra={"status": 128 + 24}),
+    Case("exit_like_a_signal", "exited", "status 139", extra={"status": 128 + 11}),
     Case("raises", "exception", "ValueError: the bot gave up"),
     Case("syntax_error", "load", "SyntaxError"),
     Case("no_entry_point", "load", "neither"),
