@@ -21,16 +21,29 @@ def _line_words(state: GameState, seat: int) -> str:
     return f"your line is {direction}{last}{bet}"
 
 
+SHOWN_ACTION = 60  # characters of an illegal action quoted in the explanation
+
+
+def _quoted(action: object) -> str:
+    """The action as the bot gave it, cut short: it may be anything up to a frame's size."""
+    if isinstance(action, str) and len(action) > SHOWN_ACTION:
+        return f"{action[:SHOWN_ACTION]!r}... ({len(action)} characters)"
+    return repr(action)
+
+
 def explain_illegal(state: GameState, action: object) -> str:
     from .state import CLOSE, FINAL, OVER, PLAY, TAKE, TURN
 
     legal = state.legal_actions()
     shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
+    quoted = _quoted(action)
     if state.phase == OVER:
-        return f"{action!r}: the game is over"
+        return f"{quoted}: the game is over"
     info = A.parse_action(action)
     if info is None:
-        return f"{action!r} is not an action (expected e.g. 'take 37 line', 'play 12', 'close', 'pass'); legal now: {shown}"
+        return (
+            f"{quoted} is not an action (expected e.g. 'take 37 line', 'play 12', 'close', 'pass'); legal now: {shown}"
+        )
     seat = state.current_player
     phase = state.phase
     reason = "it is not allowed at this point"
@@ -65,4 +78,4 @@ def explain_illegal(state: GameState, action: object) -> str:
             reason = "a line with no cards cannot be closed"
     elif info.kind == A.PASS:
         reason = "you must take a market card first" if phase in (TAKE, TURN) else reason
-    return f"{action!r} is illegal: {reason}; legal now: {shown}"
+    return f"{quoted} is illegal: {reason}; legal now: {shown}"

@@ -154,3 +154,15 @@ def test_mean_interval_uses_students_t_and_refuses_to_guess_from_one_value() -> 
     mean, half = mean_interval([1.0, 3.0])
     assert mean == 2.0 and half == pytest.approx(12.706 * 1.0)
     assert mean_interval([5.0])[1] == float("inf")
+
+
+def test_an_illegal_action_is_quoted_short_in_its_explanation():
+    from lineit_platform.engine import explain_illegal_action, new_game
+
+    state = new_game(2, seed=3)
+    huge = "take 37 line " + "x" * 500_000
+
+    explanation = explain_illegal_action(state, huge)
+
+    assert len(explanation) < 1000 and f"({len(huge)} characters)" in explanation
+    assert explanation.startswith(repr(huge[:60]))
