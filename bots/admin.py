@@ -3,15 +3,37 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from lineit_platform.web.templatetags.web_extras import visible, visible_lines
 
 from .models import Bot, BotVersion
 from .services import bot_version_retire
+
+# A version's file name, rejection and stderr are the bot's text: shown with their control
+# characters and bidi overrides escaped, as on the pages (web_extras.visible).
+
+
+@admin.display(description="rejection reason")
+def rejection_reason_text(version: BotVersion) -> str:
+    return visible(version.rejection_reason)
+
+
+@admin.display(description="rejection stderr")
+def rejection_stderr_text(version: BotVersion) -> SafeString:
+    return format_html('<pre class="stderr">{}</pre>', visible_lines(version.rejection_stderr))
+
+
+@admin.display(description="original name")
+def original_name_text(version: BotVersion) -> str:
+    return visible(version.original_name)
 
 
 class BotVersionInline(admin.TabularInline):
     model = BotVersion
     extra = 0
-    fields = ("number", "status", "kind", "size", "sha256", "created_at", "rejection_reason")
+    fields = ("number", "status", "kind", "size", "sha256", "created_at", rejection_reason_text)
     readonly_fields = fields
     can_delete = False
     show_change_link = True
@@ -31,11 +53,12 @@ class BotVersionAdmin(admin.ModelAdmin):
     list_display = ("__str__", "status", "kind", "size", "sandbox_tier", "created_at", "validated_at")
     list_filter = ("status", "kind", "bot__is_builtin", "sandbox_tier")
     search_fields = ("bot__name", "sha256", "original_name", "bot__owner__username")
+    exclude = ("original_name", "rejection_reason", "rejection_stderr")
     readonly_fields = (
         "bot",
         "number",
         "kind",
-        "original_name",
+        original_name_text,
         "path",
         "sha256",
         "size",
@@ -44,8 +67,8 @@ class BotVersionAdmin(admin.ModelAdmin):
         "validated_at",
         "retired_at",
         "sandbox_tier",
-        "rejection_reason",
-        "rejection_stderr",
+        rejection_reason_text,
+        rejection_stderr_text,
     )
     list_select_related = ("bot",)
     actions = ["retire"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from django.conf import settings
@@ -11,6 +12,9 @@ from django.db import models
 from lineit_platform.botkit.sources import BotSource
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
+# The platform's own words at the start of a rejection reason (bots.services writes them): the
+# failure's kind and where. What follows is the failure's message, which may quote the bot.
+REJECTION_SUMMARY = re.compile(r"validation game failed: [a-z_]+(?: in game [0-9]+(?:, decision [0-9]+)?)?")
 
 
 class Bot(models.Model):
@@ -90,6 +94,18 @@ class BotVersion(models.Model):
     def source(self) -> BotSource:
         return BotSource(name=self.label, path=self.file_path, builtin=False)
 
+    @property
+    def rejection_summary(self) -> str:
+        """Why the version was rejected, as anyone may read it: the failure's kind and where."""
+        found = REJECTION_SUMMARY.match(self.rejection_reason)
+        return found.group() if found else "the validation failed" if self.rejection_reason else ""
+
+    @property
+    def rejection_message(self) -> str:
+        """The rest of the reason: the failure's message, the owner's (visible_details_for)."""
+        found = REJECTION_SUMMARY.match(self.rejection_reason)
+        return self.rejection_reason[found.end() :].removeprefix(": ") if found else self.rejection_reason
+
     def visible_details_for(self, user: object) -> bool:
-        """The owner (and staff) may read the bot's stderr."""
+        """The owner (and staff) may read the bot's own text: its failure messages and stderr."""
         return bool(getattr(user, "is_staff", False)) or getattr(user, "pk", None) == self.bot.owner_id

@@ -21,6 +21,7 @@ from lineit_platform.botkit.failures import PLATFORM_FAULTS
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.schedule import MatchSpec
 from lineit_platform.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
+from lineit_platform.botkit.untrusted import storable_text
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from lineit_platform.queueing import send_after_commit
 
@@ -150,8 +151,10 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
     failures = [failure for failure in result.failures if failure.kind not in PLATFORM_FAULTS]
     if failures:
         first = failures[0]
-        where = f" (game {first.game + 1}, decision {first.decision})" if first.decision >= 0 else ""
-        reason = f"validation game failed: {first.kind}: {first.message}{where}"
+        # The kind and where first, in the platform's words (public: BotVersion.rejection_summary),
+        # then the failure's message, which may quote the bot (its owner's).
+        where = f", decision {first.decision}" if first.decision >= 0 else ""
+        reason = f"validation game failed: {first.kind} in game {first.game + 1}{where}: {first.message}"
         return bot_version_reject(version=version, reason=reason, stderr=first.stderr_tail, tier=result.tier)
     return bot_version_activate(version=version, tier=result.tier)
 
@@ -174,8 +177,8 @@ def bot_version_activate(*, version: BotVersion, tier: str = "") -> BotVersion:
 def bot_version_reject(*, version: BotVersion, reason: str, stderr: str = "", tier: str = "") -> BotVersion:
     fields = {
         "status": BotVersion.Status.REJECTED,
-        "rejection_reason": reason,
-        "rejection_stderr": stderr[-4000:],
+        "rejection_reason": storable_text(reason),  # they quote the bot, which may write NUL
+        "rejection_stderr": storable_text(stderr)[-4000:],
         "validated_at": timezone.now(),
         "sandbox_tier": tier,
     }

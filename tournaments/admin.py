@@ -7,9 +7,11 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from bots.models import BotVersion
 from lineit_platform.errors import ApplicationError
+from lineit_platform.web.templatetags.web_extras import visible, visible_lines
 
 from .models import (
     TOURNAMENT_SETTINGS,
@@ -37,6 +39,8 @@ from .services.tournaments import (
 
 
 def replay_link(game: Game) -> str:
+    if game.pk is None:  # the inline's empty form, which the change page renders too
+        return "-"
     return format_html('<a href="{}">replay</a>', reverse("replay-json", args=[game.pk]))
 
 
@@ -61,11 +65,30 @@ class GameInline(admin.TabularInline):
         return replay_link(game)
 
 
+# A failure's message and stderr tail (and a match's error, which may quote a sandbox's output)
+# are shown with their control characters and bidi overrides escaped, as on the pages.
+
+
+@admin.display(description="message")
+def failure_message(failure: GameFailure) -> str:
+    return visible(failure.message)
+
+
+@admin.display(description="stderr tail")
+def failure_stderr(failure: GameFailure) -> SafeString:
+    return format_html('<pre class="stderr">{}</pre>', visible_lines(failure.stderr_tail))
+
+
+@admin.display(description="error")
+def match_error(match: Match) -> str:
+    return visible(match.error)
+
+
 class FailureInline(admin.TabularInline):
     model = GameFailure
     fk_name = "match"
     extra = 0
-    fields = ("game", "seat", "version", "kind", "message", "decision", "stderr_tail")
+    fields = ("game", "seat", "version", "kind", failure_message, "decision", failure_stderr)
     readonly_fields = fields
     can_delete = False
 
@@ -88,7 +111,8 @@ class MatchAdmin(admin.ModelAdmin):
     )
     list_filter = ("status", "ruleset", "ranked", "origin", "num_players", "sandbox_tier")
     search_fields = ("=id", "entrants__version__bot__name", "worker", "error")
-    readonly_fields = [field.name for field in Match._meta.fields]
+    readonly_fields = [field.name if field.name != "error" else match_error for field in Match._meta.fields]
+    exclude = ("error",)
     inlines = [EntrantInline, GameInline, FailureInline]
     actions = ["requeue", "cancel"]
 
@@ -137,10 +161,13 @@ class GameAdmin(admin.ModelAdmin):
 
 @admin.register(GameFailure)
 class GameFailureAdmin(admin.ModelAdmin):
-    list_display = ("match", "game", "seat", "version", "kind", "message")
+    list_display = ("match", "game", "seat", "version", "kind", failure_message)
     list_filter = ("kind",)
     search_fields = ("version__bot__name", "message", "=match__id")
     raw_id_fields = ("game", "match", "version")
+    # What the referee recorded, as it was: read-only, the bot's text escaped.
+    fields = ("match", "game", "seat", "version", "kind", failure_message, "decision", failure_stderr)
+    readonly_fields = fields
 
 
 @admin.register(Rating)

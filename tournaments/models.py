@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 
 from bots.models import BotVersion
+from lineit_platform.botkit.failures import public_replay
 
 
 class MatchQuerySet(models.QuerySet["Match"]):
@@ -149,11 +150,14 @@ class Game(models.Model):
         return f"match {self.match_id} game {self.index}"
 
     def replay_document(self) -> dict[str, Any]:
-        return decompress_replay(self.replay)
+        """The replay as anyone may read it (every reader of a stored replay comes through here):
+        failures with their kind, seat, game and decision only, whatever an older replay holds."""
+        return public_replay(decompress_replay(self.replay))
 
 
 class GameFailure(models.Model):
-    """What went wrong with one seat in one game. The stderr tail is for the bot's owner only."""
+    """What went wrong with one seat in one game. The kind and the decision are public; the
+    message and the stderr tail are the bot's own text, for its owner (and staff) only."""
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="failures")
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="failures")
@@ -171,8 +175,9 @@ class GameFailure(models.Model):
         return f"{self.kind} in match {self.match_id}"
 
     def public_dict(self, viewer: object = None) -> dict[str, Any]:
-        data = {"seat": self.seat, "kind": self.kind, "message": self.message, "decision": self.decision}
+        data: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "decision": self.decision}
         if self.version.visible_details_for(viewer):
+            data["message"] = self.message
             data["stderr_tail"] = self.stderr_tail
         return data
 

@@ -310,7 +310,7 @@ def match_list(ids: Sequence[int], request: Request | None) -> list[dict[str, An
 
 def match_detail(pk: int, request: Request | None) -> tuple[dict[str, Any], set[int]]:
     """One match with its entrants and games (MatchDetailSerializer), two queries; and the owners
-    of the versions that failed in it (who, with staff, see the stderr tails)."""
+    of the versions that failed in it (who, with staff, see the messages and stderr tails)."""
     rows = fetch(MATCH_DETAIL_SQL, [pk])
     if not rows:
         raise Http404("No Match matches the given query.")
@@ -345,14 +345,15 @@ def match_detail(pk: int, request: Request | None) -> tuple[dict[str, Any], set[
         if failure is not None:
             seat, version, kind, message, decision, stderr_tail, owner = failed
             owners.add(owner)
+            sees = may_manage(viewer, owner)  # the message and the stderr are the bot owner's
             games[-1]["failures"].append(
                 {
                     "seat": seat,
                     "version": version,
                     "kind": kind,
-                    "message": message,
+                    "message": message if sees else None,
                     "decision": decision,
-                    "stderr_tail": stderr_tail if may_manage(viewer, owner) else None,
+                    "stderr_tail": stderr_tail if sees else None,
                 }
             )
     data["game_logs"] = games

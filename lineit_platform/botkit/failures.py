@@ -2,10 +2,16 @@
 
 ``startup_failed`` is the platform's fault (the sandbox did not come up): the game is not held
 against the bot. Every other kind is the bot's.
+
+Who may read what (docs/bot-interface.md): the kind, the seat, the game and the decision are
+public. The message is the bot owner's, whatever the kind: it may quote the bot's own text (an
+exception's message, an import error, the action string it returned, a type it named), and the
+stderr tail is all the bot's. A replay is public, so it holds only the public fields.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
@@ -38,6 +44,7 @@ KINDS: Final = {
 }
 
 PLATFORM_FAULTS: Final = frozenset({STARTUP_FAILED})
+PUBLIC_FIELDS: Final = ("kind", "seat", "game", "decision")
 
 
 @dataclass(frozen=True)
@@ -59,10 +66,26 @@ class Failure:
         return asdict(self)
 
     def public_dict(self) -> dict[str, Any]:
-        """Without the stderr tail, which only the bot's owner may read."""
-        data = asdict(self)
-        data.pop("stderr_tail")
-        return data
+        """What anyone may read: without the message and the stderr tail, the owner's."""
+        return {name: getattr(self, name) for name in PUBLIC_FIELDS}
+
+
+def public_replay(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A replay as anyone may read it: its ``meta.failures`` with their public fields only.
+
+    The referee writes nothing else there; replays recorded before the message became the
+    owner's still hold it, and this leaves it out wherever a replay is served. The game itself
+    (and so its verification) does not depend on ``meta``."""
+    public = dict(document)
+    meta = public.get("meta")
+    if isinstance(meta, Mapping) and isinstance(meta.get("failures"), list):
+        failures = [
+            {name: failure[name] for name in PUBLIC_FIELDS if name in failure}
+            for failure in meta["failures"]
+            if isinstance(failure, Mapping)
+        ]
+        public["meta"] = {**meta, "failures": failures}
+    return public
 
 
 class BotFailure(Exception):

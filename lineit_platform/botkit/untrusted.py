@@ -51,3 +51,10 @@ def safe_lines(text: object) -> list[str]:
     feed or a Unicode line separator inside a line is shown, not obeyed)."""
     string = text if isinstance(text, str) else str(text)
     return [safe_text(line) for line in string.split("\n")]
+
+
+def storable_text(text: str) -> str:
+    """``text`` as a database text column can hold it: PostgreSQL refuses NUL in text, so a bot
+    that wrote one to its stderr (or its exception message) would make its whole match
+    unrecordable. A NUL becomes U+FFFD, as an undecodable byte of the bot's output already does."""
+    return text.replace("\x00", "\ufffd")

@@ -186,22 +186,25 @@ def test_uploads_are_throttled(alice, as_user, bot_factory, monkeypatch) -> None
 # --- Validation reports and source ------------------------------------------------------------
 
 
-def test_the_validation_report_shows_stderr_to_the_owner_only(  # type: ignore[no-untyped-def]
+def test_the_validation_report_shows_its_message_and_stderr_to_the_owner_only(  # type: ignore[no-untyped-def]
     alice, bob, staff, anonymous, as_user, version_factory
 ) -> None:
     version = version_factory(
         bot__owner=alice,
         status="rejected",
-        rejection_reason="validation game failed: exception: boom",
+        rejection_reason="validation game failed: exception in game 2, decision 7: boom",
         rejection_stderr="Traceback: alice's secret",
     )
     url = f"/api/versions/{version.pk}/"
-    for viewer, stderr in [(alice, "Traceback: alice's secret"), (staff, "Traceback: alice's secret"), (bob, None)]:
+    for viewer, sees in [(alice, True), (staff, True), (bob, False)]:
         report = as_user(viewer).get(url).json()["validation"]
-        assert report["status"] == "rejected" and "boom" in report["reason"]
-        assert report["stderr"] == stderr
+        assert report["status"] == "rejected"
+        assert report["reason"] == "validation game failed: exception in game 2, decision 7"  # the kind and where
+        assert report["message"] == ("boom" if sees else None)
+        assert report["stderr"] == ("Traceback: alice's secret" if sees else None)
     anonymous_view = anonymous.get(url).json()
-    assert anonymous_view["validation"]["stderr"] is None and anonymous_view["source_url"] is None
+    assert anonymous_view["validation"]["message"] is None and anonymous_view["validation"]["stderr"] is None
+    assert anonymous_view["source_url"] is None
 
 
 def test_only_the_owner_and_staff_download_the_source(  # type: ignore[no-untyped-def]

@@ -82,11 +82,12 @@ def test_bot_page_shows_owner_versions_plot_matches_and_head_to_head(client, pla
     assert "Upload a new version" in client.get(reverse("bot-detail", args=[bot.name])).content.decode()
 
 
-def test_a_rejected_version_shows_its_reason_to_all_and_its_stderr_to_its_owner_only(  # type: ignore[no-untyped-def]
+def test_a_rejected_version_shows_its_kind_to_all_and_its_message_and_stderr_to_its_owner_only(  # type: ignore[no-untyped-def]
     client, alice, bob, staff, version_factory
 ) -> None:
     version = version_factory(bot__owner=alice, bot__name="fragile", status="validating")
-    bot_version_reject(version=version, reason="validation game failed: exception: boom", stderr="alice's secret trace")
+    reason = "validation game failed: exception in game 1, decision 4: boom"
+    bot_version_reject(version=version, reason=reason, stderr="alice's secret trace")
     page = reverse("version-detail", args=["fragile", version.number])
     status = reverse("version-status", args=["fragile", version.number])
     for user, sees in ((None, False), (bob, False), (alice, True), (staff, True)):
@@ -94,15 +95,22 @@ def test_a_rejected_version_shows_its_reason_to_all_and_its_stderr_to_its_owner_
         if user is not None:
             client.force_login(user)
         html = client.get(page).content.decode()
-        assert "validation game failed: exception: boom" in html
+        assert "validation game failed: exception in game 1, decision 4" in html
+        assert ("boom" in html) is sees
         assert ("alice&#x27;s secret trace" in html) is sees
         data = client.get(status).json()
-        assert data["status"] == "rejected" and ("stderr" in data) is sees
+        assert (
+            data["status"] == "rejected"
+            and data["rejection_reason"] == "validation game failed: exception in game 1, decision 4"
+        )
+        assert ("stderr" in data and data["message"] == "boom") is sees
+    client.logout()
     bot_page = client.get(reverse("bot-detail", args=["fragile"])).content.decode()
-    assert "validation game failed" in bot_page and "secret trace" not in bot_page
+    assert "validation game failed: exception in game 1" in bot_page
+    assert "boom" not in bot_page and "secret trace" not in bot_page
 
 
-def test_match_page_shows_seats_games_replays_and_stderr_only_to_the_owner(  # type: ignore[no-untyped-def]
+def test_match_page_shows_seats_games_replays_and_failure_details_only_to_the_owner(  # type: ignore[no-untyped-def]
     client, played, alice, bob, staff
 ) -> None:
     match = played["first"]
@@ -116,7 +124,9 @@ def test_match_page_shows_seats_games_replays_and_stderr_only_to_the_owner(  # t
         response = client.get(page)
         html = response.content.decode()
         assert response.status_code == 200
-        assert "exception" in html and "boom" in html  # the failure itself is public
+        assert '<span class="badge badge-failed">exception</span>' in html  # the kind is public
+        assert ("The bot raised an exception. " in html) is not sees  # what it means, for the others
+        assert ("RuntimeError: boom" in html) is sees  # the message is the bot's own text, bob's
         assert ("traceback only bob may read" in html) is sees
     for game in Game.objects.filter(match=match):
         assert reverse("replay-viewer", args=[game.pk]) in html

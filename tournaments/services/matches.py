@@ -21,6 +21,7 @@ from bots.services import bot_validations_resend
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.referee import GameRecord, MatchResult
 from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.untrusted import storable_text
 from lineit_platform.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
 from lineit_platform.queueing import send_after_commit
@@ -213,9 +214,9 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
             version_id=entrants[record.seats[failure.seat]].version_id if failure.seat >= 0 else entrants[0].version_id,
             seat=failure.seat,
             kind=failure.kind,
-            message=failure.message[:10_000],
+            message=storable_text(failure.message)[:10_000],  # the bot's text: it may hold NUL
             decision=failure.decision,
-            stderr_tail=failure.stderr_tail[-4000:],
+            stderr_tail=storable_text(failure.stderr_tail)[-4000:],
         )
         for game, record in zip(games, result.games)
         for failure in record.failures
@@ -257,14 +258,14 @@ def match_release(*, match_id: int, attempt: int, error: str) -> Match | None:
     if match.attempts >= match.max_attempts:
         match.status = Match.Status.FAILED
         match.finished_at = timezone.now()
-        match.error = f"failed after {match.attempts} attempts; last: {error}"[:10_000]
+        match.error = storable_text(f"failed after {match.attempts} attempts; last: {error}")[:10_000]
         match.save(update_fields=["status", "finished_at", "error"])
         ratings_apply_pending()
         _ended(match)
     else:
         match.status = Match.Status.QUEUED
         match.queued_at = timezone.now()
-        match.error = error[:10_000]
+        match.error = storable_text(error)[:10_000]
         match.save(update_fields=["status", "queued_at", "error"])
     return match
 

@@ -32,9 +32,18 @@ class BotCreateSerializer(serializers.Serializer):
 class ValidationReportSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=BotVersion.Status.choices)
     finished_at = serializers.DateTimeField(source="validated_at", allow_null=True)
-    reason = serializers.CharField(source="rejection_reason", help_text="Why the version was rejected.")
+    reason = serializers.CharField(
+        source="rejection_summary", help_text="Why the version was rejected: the failure's kind and where."
+    )
+    message = serializers.SerializerMethodField(
+        help_text="The failure's message, which may quote the bot's own text (owner and staff only; else null)."
+    )
     stderr = serializers.SerializerMethodField(help_text="The bot's stderr (owner and staff only; else null).")
     sandbox_tier = serializers.CharField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_message(self, version: BotVersion) -> str | None:
+        return version.rejection_message if may_manage(viewer(self), version.bot.owner_id) else None
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr(self, version: BotVersion) -> str | None:

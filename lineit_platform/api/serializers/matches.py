@@ -65,7 +65,13 @@ class MatchSerializer(serializers.ModelSerializer):
 
 
 class FailureSerializer(serializers.ModelSerializer):
+    """A failure: the kind and the decision are public; the message and the stderr tail are the
+    bot's own text, for its owner and staff (null for anyone else)."""
+
     version = serializers.IntegerField(source="version_id", read_only=True)
+    message = serializers.SerializerMethodField(
+        help_text="What went wrong, in detail; it may quote the bot's own text (owner and staff only; else null)."
+    )
     stderr_tail = serializers.SerializerMethodField(help_text="The bot's stderr (owner and staff only; else null).")
 
     class Meta:
@@ -74,18 +80,23 @@ class FailureSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_message(self, failure: GameFailure) -> str | None:
+        return failure.message if may_manage(viewer(self), failure.version.bot.owner_id) else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
     def get_stderr_tail(self, failure: GameFailure) -> str | None:
         return failure.stderr_tail if may_manage(viewer(self), failure.version.bot.owner_id) else None
 
     def to_representation(self, failure: GameFailure) -> dict[str, Any]:
         # Written out by hand for the speed of long lists; the declared fields stay the schema.
+        owner = may_manage(viewer(self), failure.version.bot.owner_id)
         return {
             "seat": failure.seat,
             "version": failure.version_id,
             "kind": failure.kind,
-            "message": failure.message,
+            "message": failure.message if owner else None,
             "decision": failure.decision,
-            "stderr_tail": self.get_stderr_tail(failure),
+            "stderr_tail": failure.stderr_tail if owner else None,
         }
 
 

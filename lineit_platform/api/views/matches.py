@@ -38,7 +38,7 @@ from .bots import ID_PATTERN
 
 
 def _failures() -> Prefetch[GameFailure]:
-    # Of the version and the bot, only the owner (who may read the stderr tail).
+    # Of the version and the bot, only the owner (who may read the message and the stderr tail).
     shown = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail", "version__bot__owner_id")
     return Prefetch("failures", GameFailure.objects.select_related("version__bot").only(*shown).order_by("seat"))
 
@@ -117,7 +117,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 def _sees_private(user: Any, owners: Iterable[int]) -> bool:
-    """Whether this viewer sees a failure's stderr tail in a match with these failing owners."""
+    """Whether this viewer sees a failure's message and stderr tail in a match with these failing owners."""
     return any(may_manage(user, owner) for owner in owners)
 
 

@@ -1,5 +1,6 @@
 """Public pages: home, bot, version, match and the replay viewer. Owner-only details (a bot's
-stderr) are decided by the models' ``visible_details_for``, the one place for that rule."""
+failure messages and stderr, its validation report's message) are decided by the models'
+``visible_details_for``, the one place for that rule."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from bots.models import Bot, BotVersion
+from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import ReplayError
 from tournaments.models import Game, Match
 from tournaments.selectors import head_to_head
@@ -51,23 +53,25 @@ def version_detail(request: HttpRequest, name: str, number: int) -> HttpResponse
     context = {
         "version": version,
         "bot": version.bot,
-        "show_stderr": version.visible_details_for(request.user),
+        "show_details": version.visible_details_for(request.user),
         "ratings": version.ratings.order_by("ruleset", "rules_version"),
     }
     return render(request, "web/version_detail.html", context)
 
 
 def version_status(request: HttpRequest, name: str, number: int) -> JsonResponse:
-    """What the upload page polls while a new version is validated."""
+    """What the upload page polls while a new version is validated. It shows the texts as they
+    are, so they come escaped as the pages escape them (safe_text)."""
     version = _version(name, number)
     data = {
         "label": version.label,
         "status": version.status,
-        "rejection_reason": version.rejection_reason,
+        "rejection_reason": safe_text(version.rejection_summary),
         "url": reverse("version-detail", args=[version.bot.name, version.number]),
     }
     if version.visible_details_for(request.user):
-        data["stderr"] = version.rejection_stderr
+        data["message"] = safe_text(version.rejection_message)
+        data["stderr"] = safe_text(version.rejection_stderr, keep_newlines=True)
     return JsonResponse(data)
 
 
@@ -76,7 +80,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     entrants = list(match.entrants.all())
     failures = list(match.failures.select_related("version__bot", "game").order_by("game__index", "seat"))
     for failure in failures:
-        failure.show_stderr = failure.version.visible_details_for(request.user)
+        failure.show_details = failure.version.visible_details_for(request.user)
     context = {
         "match": match,
         "entrants": entrants,

@@ -36,6 +36,12 @@
         if (data.status === "rejected") {
           var node = show("error-text", label + " was rejected: " + data.rejection_reason, { href: data.url, text: "See the report." });
           node.setAttribute("role", "alert");
+          if (data.message) {  /* the owner's only, like the stderr */
+            var message = document.createElement("p");
+            message.className = "error-text";
+            message.textContent = data.message;
+            result.appendChild(message);
+          }
           if (data.stderr) {
             var pre = document.createElement("pre");
             pre.className = "stderr";
