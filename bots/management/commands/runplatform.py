@@ -2,14 +2,16 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lineit_platform import throttles
 
@@ -43,6 +45,10 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=max(1, (os.cpu_count() or 2) - 1))
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # A busy port is told at once, in one line, before anything starts (CommandError: status 1).
+        address = listen_address(options["bind"])
+        if address is not None:
+            check_free(address, options["bind"])
         call_command("migrate", interactive=False, verbosity=0)
         call_command("register_builtin_bots")
         bin_dir = Path(sys.executable).parent
@@ -61,10 +67,6 @@ class Command(BaseCommand):
             ],
             "beat": [celery, "-A", "lineit_platform.celery", "beat", "-l", "info"],
         }
-        processes = {name: subprocess.Popen(command) for name, command in commands.items()}
-        self.stdout.write(
-            f"Line-it Arena on http://{options['bind']}/ (admin at /admin/); worker and beat started; Ctrl-C stops them"
-        )
         stopping = False
 
         def stop(*_: Any) -> None:
@@ -72,18 +74,136 @@ class Command(BaseCommand):
             stopping = True
 
         signal.signal(signal.SIGTERM, stop)
+        processes: dict[str, subprocess.Popen[bytes]] = {}
         try:
-            while not stopping and all(process.poll() is None for process in processes.values()):
-                time.sleep(0.5)
+            for name, command in commands.items():
+                processes[name] = start(name, command)
+            wait_until_listening(processes, address, options["bind"], stopping=lambda: stopping)
+            if stopping:
+                return
+            self.stdout.write(
+                f"Line-it Arena on http://{options['bind']}/ (admin at /admin/); worker and beat started; "
+                "Ctrl-C stops them"
+            )
+            ended = watch(processes, stopping=lambda: stopping)
+            if ended is not None:
+                raise CommandError(f"{ended}; the platform is stopped")
         except KeyboardInterrupt:
             pass
-        for name, process in processes.items():
-            if process.poll() is None:
-                process.terminate()
-            else:
-                self.stderr.write(f"{name} exited with status {process.returncode}")
-        for process in processes.values():
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        finally:
+            stop_all(processes)
+
+
+# --- Starting and watching the processes --------------------------------------------------------
+
+START_SECONDS = 60.0  # for the web server to listen (gunicorn imports Django and the app first)
+
+
+def listen_address(bind: str) -> tuple[socket.AddressFamily, Any] | None:
+    """Where gunicorn will listen for ``--bind`` (HOST:PORT, [IPv6]:PORT, HOST, unix:PATH); None
+    for a file descriptor (fd://N), which cannot be checked."""
+    if bind.startswith("fd://"):
+        return None
+    if bind.startswith("unix:"):
+        return socket.AF_UNIX, bind.removeprefix("unix:")
+    host, port = bind, "8000"  # gunicorn's default port
+    if bind.startswith("[") and "]" in bind:
+        host, _, rest = bind[1:].partition("]")
+        port = rest.removeprefix(":") or port
+    elif bind.count(":") == 1:
+        host, port = bind.split(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise CommandError(f"--bind {bind}: the port must be a number from 1 to 65535")
+    try:
+        family, _, _, _, address = socket.getaddrinfo(host or "0.0.0.0", int(port), type=socket.SOCK_STREAM)[0]
+    except OSError as error:
+        raise CommandError(f"--bind {bind}: unknown host {host!r} ({error})") from None
+    return family, address
+
+
+def check_free(address: tuple[socket.AddressFamily, Any], bind: str) -> None:
+    """Bind the address as gunicorn will (SO_REUSEADDR), and let it go at once."""
+    family, where = address
+    if family == socket.AF_UNIX:
+        return  # gunicorn replaces a stale socket file; a live one shows when the web server exits
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(where)
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise CommandError(f"cannot listen on {bind}: {reason} (another server? choose another --bind)") from None
+
+
+def start(name: str, command: list[str]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(command)
+    except OSError as error:
+        raise CommandError(f"cannot start the {name} process ({command[0]}): {error.strerror or error}") from None
+
+
+def _ended(processes: Mapping[str, subprocess.Popen[bytes]]) -> str | None:
+    for name, process in processes.items():
+        status = process.poll()
+        if status is not None:
+            return f"the {name} process exited with status {status} (its output is above)"
+    return None
+
+
+def wait_until_listening(
+    processes: Mapping[str, subprocess.Popen[bytes]],
+    address: tuple[socket.AddressFamily, Any] | None,
+    bind: str,
+    *,
+    stopping: Callable[[], bool],
+    seconds: float = START_SECONDS,
+) -> None:
+    """Return once the web server accepts connections; CommandError, naming it, if a process
+    exits first or the web server does not listen in time."""
+    deadline = time.monotonic() + seconds
+    while not stopping():
+        ended = _ended(processes)
+        if ended is not None:
+            raise CommandError(f"{ended} while the platform was starting")
+        if address is None or _accepts(address):
+            return
+        if time.monotonic() > deadline:
+            raise CommandError(f"the web server did not listen on {bind} within {seconds:g} s")
+        time.sleep(0.2)
+
+
+def _accepts(address: tuple[socket.AddressFamily, Any]) -> bool:
+    family, where = address
+    if family != socket.AF_UNIX:
+        host, port, *rest = where
+        if host in ("0.0.0.0", "::"):  # every interface: the loopback one will do
+            where = ("127.0.0.1" if family == socket.AF_INET else "::1", port, *rest)
+    with socket.socket(family, socket.SOCK_STREAM) as client:
+        client.settimeout(1.0)
+        try:
+            client.connect(where)
+        except OSError:
+            return False
+    return True
+
+
+def watch(processes: Mapping[str, subprocess.Popen[bytes]], *, stopping: Callable[[], bool]) -> str | None:
+    """Wait until asked to stop (None) or until a process ends on its own (why, in words)."""
+    while not stopping():
+        ended = _ended(processes)
+        if ended is not None:
+            return ended
+        time.sleep(0.5)
+    return None
+
+
+def stop_all(processes: Mapping[str, subprocess.Popen[bytes]]) -> None:
+    for process in processes.values():
+        if process.poll() is None:
+            process.terminate()
+    for process in processes.values():
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
