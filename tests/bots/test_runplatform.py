@@ -61,7 +61,10 @@ def test_a_process_that_exits_while_starting_is_named_with_its_status() -> None:
             wait_until_listening(processes, address, "here", stopping=lambda: False, seconds=60)
     finally:
         stop_all(processes)
-    assert str(refused.value) == "the web process exited with status 3 (its output is above) while the platform was starting"
+    assert (
+        str(refused.value)
+        == "the web process exited with status 3 (its output is above) while the platform was starting"
+    )
     assert processes["worker"].poll() is not None  # the others are stopped too
 
 
