@@ -88,13 +88,21 @@ def public_replay(document: Mapping[str, Any]) -> dict[str, Any]:
     return public
 
 
+MAX_MESSAGE = 1000  # characters of a failure's message: it often quotes the bot's own text
+MAX_STDERR_TAIL = 4000
+
+
 class BotFailure(Exception):
-    """Raised by a player when its bot fails; the referee turns it into a Failure."""
+    """Raised by a player when its bot fails; the referee turns it into a Failure. The message
+    and the tail are cut to their caps here, whoever raised it (the sandbox, the in-process
+    player, the referee)."""
 
     def __init__(self, kind: str, message: str, stderr_tail: str = "") -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown failure kind {kind!r}")
+        if len(message) > MAX_MESSAGE:
+            message = f"{message[: MAX_MESSAGE - 40]}... ({len(message)} characters in all)"
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
-        self.stderr_tail = stderr_tail
+        self.stderr_tail = stderr_tail[-MAX_STDERR_TAIL:]

@@ -28,7 +28,13 @@ from .schedule import GamePlan, MatchSpec, game_plans
 
 
 class PlatformFailure(Exception):
-    """The platform could not run the match (a sandbox that did not start); no bot is blamed."""
+    """The platform could not run the match (a sandbox that did not start); no bot is blamed.
+    ``detail`` is the sandbox's own output, for the operator's log and the command line: not
+    part of the message, which a match page shows to everyone."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 @dataclass
@@ -111,7 +117,7 @@ def run_match(
 
 def _fail(entrant: _Entrant, failure: Failure, limits: Limits) -> Failure:
     if failure.kind == STARTUP_FAILED:
-        raise PlatformFailure(f"{entrant.player.name}: {failure.message}")
+        raise PlatformFailure(f"{entrant.player.name}: {failure.message}", failure.stderr_tail)
     entrant.failures += 1
     entrant.player.close()
     entrant.started = False

@@ -197,7 +197,8 @@ def play(
             return run_match(spec, players, limits=limits, on_game=on_game)
         return run_sandboxed(spec, sources, limits, on_game)
     except PlatformFailure as error:
-        raise CommandError(f"the platform could not run the match: {error}") from None
+        output = f"; sandbox output: {error.detail.strip()[-500:]}" if error.detail.strip() else ""
+        raise CommandError(f"the platform could not run the match: {error}{output}") from None
 
 
 def run_sandboxed(

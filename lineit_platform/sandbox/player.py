@@ -53,12 +53,11 @@ _CALLED = {
 # The host shares its process with the bot, so a failure report is the bot's word: the label is
 # chosen here, by the phase, and the report may pick only among the labels that the bot's own
 # code can cause in that phase (host.py: report_error). Any other report is a protocol
-# violation. Either way the bot is charged; its message is its own text, capped.
+# violation. Either way the bot is charged; its message is its own text (BotFailure caps it).
 REPORTABLE = {
     "load": frozenset({LOAD, MEMORY, EXITED}),
     "play": frozenset({EXCEPTION, MEMORY, EXITED, PROTOCOL}),
 }
-MAX_REPORTED_MESSAGE = 1000
 
 
 class TurnGate:
@@ -343,7 +342,7 @@ class SandboxedPlayer:
     def _unexpected(self, kind: int, text: bytes, default_kind: str, phase: str) -> NoReturn:
         if kind == FAILURE:
             reported, _, rest = text.decode("utf-8", "replace").partition("\0")
-            message = rest.partition("\0")[0][:MAX_REPORTED_MESSAGE]  # the traceback is in the stderr tail
+            message = rest.partition("\0")[0]  # the traceback is in the stderr tail
             if reported in REPORTABLE[phase]:
                 self._fail(reported, message)
             self._fail(PROTOCOL, "the bot sent a failure report that its host never sends")
@@ -374,10 +373,9 @@ class SandboxedPlayer:
 
     def _fail(self, kind: str, message: str) -> NoReturn:
         self._kill()
-        tail = self.stderr_tail()
-        if kind == STARTUP_FAILED and tail:
-            message = f"{message}; sandbox output: {tail[-500:]}"
-        raise BotFailure(kind, message, tail)
+        # A sandbox that did not start: its output (bwrap's, the host's) travels as the tail, for
+        # the operator (PlatformFailure.detail), never in the message, which match pages show.
+        raise BotFailure(kind, message, self.stderr_tail())
 
     def _kill(self) -> None:
         launched = self._launched

@@ -166,3 +166,12 @@ def test_an_illegal_action_is_quoted_short_in_its_explanation():
 
     assert len(explanation) < 1000 and f"({len(huge)} characters)" in explanation
     assert explanation.startswith(repr(huge[:60]))
+
+
+def test_a_failure_message_and_tail_are_capped_whoever_raises_them():
+    from lineit_platform.botkit.failures import MAX_MESSAGE, MAX_STDERR_TAIL, BotFailure
+
+    failure = BotFailure("exception", "ValueError: " + "x" * 200_000, "y" * 100_000 + "THE END")
+
+    assert len(failure.message) <= MAX_MESSAGE and failure.message.endswith("(200012 characters in all)")
+    assert len(failure.stderr_tail) == MAX_STDERR_TAIL and failure.stderr_tail.endswith("THE END")

@@ -19,7 +19,7 @@ from bots.models import BotVersion
 from bots.runner import sandbox_match_run
 from bots.services import bot_validations_resend
 from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.referee import GameRecord, MatchResult
+from lineit_platform.botkit.referee import GameRecord, MatchResult, PlatformFailure
 from lineit_platform.botkit.schedule import MatchSpec
 from lineit_platform.botkit.untrusted import storable_text
 from lineit_platform.engine import RULES_VERSION
@@ -151,6 +151,8 @@ def match_execute(*, match_id: int, worker: str) -> Match | None:
             on_game=progress,
         )
     except BaseException as error:
+        if isinstance(error, PlatformFailure) and error.detail:
+            logger.warning("match %s: %s; sandbox output: %s", match.pk, error, error.detail[-2000:])
         match_release(match_id=match.pk, attempt=attempt, error=f"{type(error).__name__}: {error}")
         raise
     match_record_result(match_id=match.pk, attempt=attempt, result=result)
