@@ -71,6 +71,29 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
     return problems
 
 
+def weak_secret_key(key: str) -> bool:
+    """The development default, or what Django's check --deploy calls weak (security.W009)."""
+    return key.startswith(("insecure-", "django-insecure-")) or len(key) < 50 or len(set(key)) < 5
+
+
+@register(Tags.security)
+def check_production_secret_key(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """In production (PostgreSQL with DEBUG off) every manage.py command refuses a default or weak
+    SECRET_KEY: docker-compose's migrate service then fails, and web, worker and beat never start.
+    The embedded default (SQLite, `make run` on a laptop) runs with the development key."""
+    if settings.DEBUG or not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        return []
+    if not weak_secret_key(settings.SECRET_KEY):
+        return []
+    return [
+        Error(
+            "SECRET_KEY is the development default or too weak for production (PostgreSQL with DEBUG off): "
+            "set it to at least 50 random characters, e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(50))'",
+            id="lineit.E007",
+        )
+    ]
+
+
 @register(Tags.security, deploy=True)
 def check_deployment_settings(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
     if settings.SECRET_KEY.startswith("insecure-"):

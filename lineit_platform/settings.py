@@ -88,6 +88,33 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
+
+def env_proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """``X-Forwarded-Proto`` (the proxy's header saying the client used HTTPS, with the value
+    ``https``) or ``X-Forwarded-Proto: https``; empty: no such header is believed."""
+    import re
+
+    raw = env_str(name, "").strip()
+    if not raw:
+        return None
+    header, _, value = raw.partition(":")
+    header, value = header.strip(), value.strip() or "https"
+    if not re.fullmatch(r"[A-Za-z0-9-]+", header) or not re.fullmatch(r"[A-Za-z0-9.-]+", value):
+        raise ImproperlyConfigured(f"{name} must look like X-Forwarded-Proto or X-Forwarded-Proto: https, not {raw!r}")
+    return f"HTTP_{header.upper().replace('-', '_')}", value
+
+
+# HTTPS behind a TLS proxy (README, "The production environment"; `manage.py check --deploy` is
+# silent with it). All off by default: `make run` serves plain HTTP on 127.0.0.1.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+# Believe it only behind a proxy that sets it on every request (and drops the client's own).
+SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -108,6 +135,8 @@ MIDDLEWARE = [
     # First: a body larger than REQUEST_MAX_BYTES is refused before anything reads it.
     "lineit_platform.request_limits.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Every response, static files included: the strict Content-Security-Policy.
+    "lineit_platform.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -387,6 +416,9 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "VersionStatusEnum": "bots.models.BotVersion.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        # A recurring tournament takes two of the three ways to enter (check --deploy warned of the clash).
+        "ParticipationEnum": "tournaments.models.Tournament.Participation",
+        "RecurringParticipationEnum": ["all-active", "open"],
     },
 }
 

@@ -15,7 +15,8 @@ TEST_ENVIRONMENT = {
     # pytest-django creates and drops test_lineit; the "lineit" database itself is never touched.
     "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/lineit",
     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/13",
-    "SECRET_KEY": "test-secret-key-not-for-production",
+    # Long enough for the production check (lineit.E007): the tests run PostgreSQL with DEBUG off.
+    "SECRET_KEY": "test-secret-key-not-for-production-0123456789-abcdefghijklmnopqrstuvwxyz",
     "LADDER_TABLE_SIZES": "2,3",
 }
 

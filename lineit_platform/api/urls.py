@@ -1,10 +1,12 @@
 """The REST API under /api/. The schema is at /api/schema/ (OpenAPI 3), its documentation pages at
-/api/docs/ (Swagger UI) and /api/redoc/, both served from this site (drf-spectacular-sidecar)."""
+/api/docs/ (Swagger UI) and /api/redoc/, both served from this site (drf-spectacular-sidecar) under its
+Content-Security-Policy (docs.py)."""
 
 from django.urls import URLPattern, URLResolver, include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
+from .docs import RedocView, SpectacularSwaggerSplitView
 from .errors import not_found
 from .views.auth import MeView, TokenRotateView, TokenView
 from .views.bots import BotViewSet, RatingHistoryView, VersionViewSet
@@ -28,8 +30,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("versions/<int:pk>/rating-history/", RatingHistoryView.as_view(), name="api-version-rating-history"),
     path("leaderboard/", LeaderboardView.as_view(), name="api-leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("", include(router.urls)),
     re_path(r"^[\s\S]*$", not_found, name="api-not-found"),  # any path, even one with a newline
 ]

@@ -63,7 +63,8 @@ def rating_plot(series: Sequence[RatingSeries], *, title: str) -> SafeString:
     )
     legend = format_html_join(
         "",
-        '<li><span class="swatch" style="background:{}"></span>{} <span class="muted">({}, {} games)</span></li>',
+        '<li><svg class="swatch" viewBox="0 0 1 1" aria-hidden="true"><rect width="1" height="1" fill="{}"/></svg>'
+        '{} <span class="muted">({}, {} games)</span></li>',
         (
             (PALETTE[number % len(PALETTE)], item.label, f"{item.points[-1]:.0f}", len(item.points) - 1)
             for number, item in enumerate(drawn)
