@@ -7,6 +7,7 @@ listens; nothing is mocked."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from datetime import timedelta
 
@@ -38,6 +39,7 @@ def upload(bot, user, content: bytes = GOOD_BOT, **kwargs) -> BotVersion:  # typ
     return bot_version_upload(bot=bot, uploaded_by=user, filename="bot.py", content=content, **kwargs)
 
 
+@functools.cache
 def dead_broker_task():  # type: ignore[no-untyped-def]
     """A task of a real Celery app whose Redis broker is a port where nothing listens."""
     app = Celery("dead-broker", set_as_current=False)
