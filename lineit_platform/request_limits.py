@@ -1,8 +1,9 @@
 """Requests refused before they are read: too large (413), too many fields or files (400).
 
-``RequestSizeLimitMiddleware`` comes first in ``MIDDLEWARE``: a request whose ``Content-Length``
-exceeds ``REQUEST_MAX_BYTES`` is answered at once, before anything reads its body, so a 200 MB
-upload never reaches memory or a temporary file. Django's own limits (settings: DATA_UPLOAD_MAX_*,
+``RequestSizeLimitMiddleware`` comes in ``MIDDLEWARE`` right after the three that only set
+headers (security, Content-Security-Policy, X-Frame-Options: a refusal carries them as any
+response does): a request whose ``Content-Length`` exceeds ``REQUEST_MAX_BYTES`` is answered at
+once, before anything reads its body, so a 200 MB upload never reaches memory or a temporary file. Django's own limits (settings: DATA_UPLOAD_MAX_*,
 FILE_UPLOAD_MAX_MEMORY_SIZE) catch what is read anyway; the API's exception handler answers them
 in the API's error shape, and ``bad_request`` (the project's ``handler400``) everywhere else: an
 /api/ address gets the same JSON shape, a page a plain error page.

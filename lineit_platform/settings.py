@@ -132,18 +132,19 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: a body larger than REQUEST_MAX_BYTES is refused before anything reads it.
-    "lineit_platform.request_limits.RequestSizeLimitMiddleware",
+    # The three that only set headers come first, so every response has them, a refusal included.
     "django.middleware.security.SecurityMiddleware",
     # Every response, static files included: the strict Content-Security-Policy.
     "lineit_platform.security.ContentSecurityPolicyMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Then, before anything reads the body: one larger than REQUEST_MAX_BYTES is refused.
+    "lineit_platform.request_limits.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "lineit_platform.urls"

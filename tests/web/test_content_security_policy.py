@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import sync_playwright
@@ -61,6 +62,29 @@ def test_every_response_carries_the_policy(client, path: str) -> None:  # type: 
     response = client.get(path)
     assert response.status_code in (200, 404), (path, response.status_code)
     assert response.headers[HEADER] == SITE_POLICY
+
+
+SECURITY_HEADERS = (HEADER, "X-Frame-Options", "X-Content-Type-Options", "Referrer-Policy", "Strict-Transport-Security")
+
+
+@pytest.mark.django_db
+@override_settings(SECURE_HSTS_SECONDS=3600)
+@pytest.mark.parametrize(
+    ("method", "path", "length", "status"),
+    [("GET", "/", None, 200), ("POST", "/me/bots/", 10**9, 413), ("POST", "/api/bots/", 10**9, 413),
+     ("POST", "/accounts/login/", 10**9, 413), ("GET", "/no/such/page/", None, 404),
+     ("GET", "/api/nowhere/", None, 404), ("DELETE", "/api/bots/", None, 401)],
+)  # fmt: skip
+def test_a_refusal_carries_the_same_security_headers_as_a_page(method: str, path: str, length, status: int) -> None:  # type: ignore[no-untyped-def]
+    # A request refused before any view (a body over REQUEST_MAX_BYTES) is answered with the
+    # headers of every other response: the policy, no framing, no sniffing, HSTS when configured.
+    extra = {"CONTENT_LENGTH": str(length)} if length else {}
+    response = Client(raise_request_exception=False).generic(method, path, b"", secure=True, **extra)
+    assert response.status_code == status
+    missing = [name for name in SECURITY_HEADERS if name not in response.headers]
+    assert not missing, (path, status, missing)
+    assert response.headers[HEADER] == SITE_POLICY and response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["Strict-Transport-Security"] == "max-age=3600"
 
 
 @pytest.mark.django_db
