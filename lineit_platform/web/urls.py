@@ -1,18 +1,37 @@
 """The server-rendered pages."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, path, register_converter
+
+from bots.models import BOT_NAME_PATTERN
 
 from .forms import LoginForm
 from .views import account, pages, versions
 
+
+class BotNameConverter:
+    """Only what a bot's name can be (bots.models.BOT_NAME_PATTERN) reaches a view: anything else
+    (a NUL, which PostgreSQL cannot even compare, a control character, 10,000 letters) is a 404
+    before any query."""
+
+    regex = BOT_NAME_PATTERN.removeprefix("^").removesuffix("$")
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(BotNameConverter, "botname")
+
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", pages.home, name="home"),
-    path("bots/<str:name>/", pages.bot_detail, name="bot-detail"),
-    path("bots/<str:name>/upload/", account.bot_upload, name="bot-upload"),
-    path("bots/<str:name>/v<int:number>/", pages.version_detail, name="version-detail"),
-    path("bots/<str:name>/v<int:number>/status.json", pages.version_status, name="version-status"),
-    path("bots/<str:name>/v<int:number>/retire/", versions.version_retire, name="version-retire"),
+    path("bots/<botname:name>/", pages.bot_detail, name="bot-detail"),
+    path("bots/<botname:name>/upload/", account.bot_upload, name="bot-upload"),
+    path("bots/<botname:name>/v<int:number>/", pages.version_detail, name="version-detail"),
+    path("bots/<botname:name>/v<int:number>/status.json", pages.version_status, name="version-status"),
+    path("bots/<botname:name>/v<int:number>/retire/", versions.version_retire, name="version-retire"),
     path("matches/new/", account.match_request, name="match-request"),
     path("matches/<int:pk>/", pages.match_detail, name="match-detail"),
     path("games/<int:pk>/replay/", pages.replay_viewer, name="replay-viewer"),

@@ -7,8 +7,10 @@ import re
 from typing import Any
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
+from bots.models import BotVersion
 from bots.services import bot_version_reject
 from lineit_platform.engine import new_game
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent, compress_replay
@@ -195,6 +197,20 @@ def test_unknown_bots_matches_and_games_are_404(client, db) -> None:  # type: ig
     ):
         assert client.get(url).status_code == 404
     assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize("name", ["a%00b", "nul%00", "%1b%5b2J", "a%0ab", "x" * 5000, "%C3%A9t%C3%A9", "a"])
+@pytest.mark.parametrize("tail", ["", "upload/", "v1/", "v1/status.json", "v1/retire/"])
+def test_a_name_no_bot_can_have_is_a_404_on_every_bot_page_not_a_server_error(  # type: ignore[no-untyped-def]
+    alice, name: str, tail: str
+) -> None:
+    # A NUL reached PostgreSQL, which cannot compare it (500); only a bot's name reaches a view.
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    for method in ("get", "post"):
+        response = getattr(client, method)(f"/bots/{name}/{tail}")
+        assert response.status_code in (404, 405), (method, name, tail, response.status_code)
+    assert not BotVersion.objects.exists()
 
 
 def test_styles_and_scripts_come_from_the_project_not_a_cdn(client, played) -> None:  # type: ignore[no-untyped-def]
