@@ -11,7 +11,8 @@ imported only when a bot fails. Steps:
 2. confine itself: rlimits; in the Landlock tier also the parent-death signal, capability drop,
    no_new_privs and a Landlock ruleset; then a seccomp filter (in the bubblewrap tier bwrap has
    already applied the main filter, and this one only forbids exec);
-3. report ``C`` (confined), load the bot, report ``R`` (ready) or a failure;
+3. report ``C`` (confined), wait for the parent's ``load`` (sent once it has found this process),
+   load the bot, report ``R`` (ready) or a failure;
 4. answer requests until the parent closes the pipe.
 
 Frames in both directions are a 4-byte big-endian length and a payload. Parent to host: the
@@ -273,6 +274,7 @@ def main() -> None:
     if config.get("canary"):
         channel.send(CANARY, confinement.run_canary(config))
         os._exit(0)
+    channel.receive()  # "load": the parent has found this process, the bot's code may run
     sys.path.insert(0, config["lib"])
     sys.dont_write_bytecode = True  # every folder is read-only: do not even try (a mkdir per import)
     _spare_fd = os.dup(2)  # freed before reporting a failure, so traceback can still be imported

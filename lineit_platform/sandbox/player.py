@@ -64,9 +64,10 @@ class TurnGate:
     """Lets exactly one bot of a match run at a time: the others are frozen (SIGSTOP).
 
     A player shared by a gate is thawed when the referee turns to it and frozen when the referee
-    turns to another player, so consecutive decisions of one bot cost no signals. A player
-    without a gate is frozen after every call. The player thaws itself only once its request is
-    in the pipe, so the host wakes up once (to a request waiting) instead of twice.
+    turns to another player (to load it too: loading is timed), so consecutive decisions of one
+    bot cost no signals. A player without a gate is frozen after every call. The player thaws
+    itself only once its request is in the pipe, so the host wakes up once (to a request
+    waiting) instead of twice.
 
     Every bot is frozen, even a single-threaded one that looks blocked reading its pipe: its own
     code can run there too (a timer's signal handler, a thread started after its reply), and on
@@ -131,6 +132,10 @@ class SandboxedPlayer:
     def start(self, timeout: float) -> None:
         self.close()
         deadline = time.monotonic() + timeout
+        if self._gate is not None:
+            # Loading is timed like a decision: the other bots of the match are frozen meanwhile
+            # (a bot's threads would otherwise take the CPU this one loads with).
+            self._gate.activate(self)
         try:
             if self._staged is None:
                 self._staged = stage_bot(self.source.path)
@@ -233,7 +238,12 @@ class SandboxedPlayer:
         try:
             self.pid = self._host_pid()
             self._pidfd = os.pidfd_open(self.pid)
-        except (OSError, ValueError) as error:
+            # The host waits for this request before it imports the bot: the bot's code never
+            # runs before its process is found here, so a bot that ends its process at once (in
+            # the bubblewrap tier its init would reap it and vanish) is never taken for a
+            # sandbox that did not start.
+            channel.send(marshal.dumps(("load", None), MARSHAL_VERSION), deadline)
+        except (OSError, ValueError, ChannelTimeout, ChannelClosed) as error:
             self._fail(STARTUP_FAILED, f"cannot find the bot host's process: {error}")
         try:
             kind, text = channel.receive(deadline)

@@ -178,6 +178,75 @@ def test_a_bot_that_starts_a_thread_after_its_first_decision_is_frozen_off_turn(
         plain.cleanup()
 
 
+# Starts a spinning thread in its first start_game, so it would think while the next bot loads.
+SPINS_FROM_START_GAME = """
+import threading
+
+
+def spin():
+    while True:
+        pass
+
+
+def start_game(info):
+    threading.Thread(target=spin, daemon=True).start()
+
+
+def act(observation):
+    return observation["legal_actions"][0]
+"""
+
+SLOW_LOADER = "import time\n\ntime.sleep(0.5)\n\n" + SINGLE_THREADED
+
+
+def test_the_other_bots_are_frozen_while_a_bot_loads(tier: str, tmp_path: Path) -> None:
+    """Loading is timed like a decision: a bot whose threads ran while its opponent loaded would
+    take the CPU the opponent loads with (and could make it fail its start-up time)."""
+    gate = TurnGate()
+    thief = SandboxedPlayer(bot_file(tmp_path, "thief", SPINS_FROM_START_GAME), LIMITS, tier=tier, gate=gate)
+    loader = SandboxedPlayer(bot_file(tmp_path, "loader", SLOW_LOADER), LIMITS, tier=tier, gate=gate)
+    try:
+        thief.start(5)
+        thief.start_game({"seat": 0}, 5)  # its thread spins from now on, until it is frozen
+        assert thief.pid is not None
+        ticks_before = thread_states(thief.pid)[1]
+
+        loader.start(5)  # half a second of loading, the thief frozen meanwhile
+
+        assert_frozen(thief.pid)
+        assert thread_states(thief.pid)[1] - ticks_before <= 5  # a spinning thread: about 50 ticks
+    finally:
+        thief.cleanup()
+        loader.cleanup()
+
+
+class BusyParent(SandboxedPlayer):
+    """A parent slow to look for the host's process after "confined" (a busy worker)."""
+
+    def _host_pid(self) -> int:
+        time.sleep(0.3)
+        return super()._host_pid()
+
+
+def test_a_bot_that_ends_its_process_as_it_is_imported_is_charged_however_slow_the_parent(
+    tier: str, tmp_path: Path
+) -> None:
+    """Its code runs only once the parent has found its process: in the bubblewrap tier the
+    process would otherwise be reaped by bwrap's init and vanish, and the bot be taken for a
+    sandbox that did not start (the platform's fault, the match failed and the bot not charged)."""
+    player = BusyParent(bot_file(tmp_path, "quitter", "import os\n\nos._exit(3)\n"), LIMITS, tier=tier)
+    try:
+        with pytest.raises(BotFailure) as failure:
+            player.start(5)
+        assert (failure.value.kind, failure.value.message) == (
+            "exited",
+            "the bot's process exited with status 3 while loading",
+        )
+        assert failure.value.kind != "startup_failed"
+    finally:
+        player.cleanup()
+
+
 def test_a_single_threaded_bot_cannot_think_off_turn_in_a_signal_handler(tier: str, tmp_path: Path) -> None:
     """Its host looks blocked reading the pipe, but a timer's handler would run there: frozen."""
     player = SandboxedPlayer(bot_file(tmp_path, "thinker", SIGNAL_THINKER), LIMITS, tier=tier)
