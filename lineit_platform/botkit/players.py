@@ -8,7 +8,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Protocol
 
-from .failures import EXCEPTION, EXITED, LOAD, BotFailure
+from .failures import EXCEPTION, EXITED, LOAD, MEMORY, BotFailure
 from .interface import BotLoadError, Policy, load_policy
 from .scratch import scratch_folder
 from .sources import BotSource
@@ -57,21 +57,31 @@ class InProcessPlayer:
         if self.source.is_zip:
             self._scratch = scratch_folder("bot")
             extract_to = Path(self._scratch.name)
-        try:
-            self._policy = self._timed(timeout, LOAD, load_policy, self.source.path, extract_to=extract_to)
-        except BotLoadError as error:
-            raise BotFailure(LOAD, str(error)) from None
+        self._policy = self._timed(timeout, LOAD, load_policy, self.source.path, extract_to=extract_to)
 
     def _timed(self, timeout: float, kind: str, function: Any, *args: Any, **kwargs: Any) -> Any:
-        # The referee measures time and classifies an overrun; in-process, nothing can interrupt.
+        """Run the bot's code and classify whatever it raises as the sandbox's host does
+        (sandbox/host.py, report_error), so a bot fails alike in-process and sandboxed: nothing
+        it raises reaches the referee as it is, neither a BotFailure of its own making (which
+        could claim the platform's fault) nor an exception the referee does not expect
+        (BaseException's other subclasses). Only KeyboardInterrupt goes through: it is the
+        person's Ctrl-C, which stops the command (a sandboxed bot never receives it).
+
+        The referee measures time and classifies an overrun; in-process, nothing can interrupt."""
         try:
             return function(*args, **kwargs)
-        except (BotFailure, BotLoadError):
+        except KeyboardInterrupt:
             raise
-        except Exception as error:  # the bot's own code: anything it raises is its failure
-            raise BotFailure(kind, last_traceback_line(error), traceback.format_exc()[-2000:]) from None
+        except MemoryError:
+            raise BotFailure(MEMORY, "MemoryError: the bot ran out of memory") from None
         except SystemExit as error:
             raise BotFailure(EXITED, f"the bot called exit({error.code!r})") from None
+        except BotLoadError as error:
+            if kind == LOAD:  # the loader's own message (or the bot's, raising the loader's error)
+                raise BotFailure(LOAD, str(error)) from None
+            raise BotFailure(kind, last_traceback_line(error), traceback.format_exc()[-2000:]) from None
+        except BaseException as error:  # the bot's own code: anything it raises is its failure
+            raise BotFailure(kind, last_traceback_line(error), traceback.format_exc()[-2000:]) from None
 
     def _require(self) -> Policy:
         if self._policy is None:

@@ -178,6 +178,9 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
                     raise BotFailure(TIMEOUT, f"the decision took {elapsed:.3f} s")
                 if not isinstance(action, str):
                     raise BotFailure(PROTOCOL, f"act() must return an action string, not {type(action).__name__}")
+                # a plain str, as a sandboxed bot's action always is: a subclass's own comparisons
+                # and hash would otherwise decide legality and reach the engine
+                action = str.__str__(action)
                 if action not in legal:
                     raise BotFailure(ILLEGAL_MOVE, explain_illegal_action(state, action))
             except BotFailure as error:

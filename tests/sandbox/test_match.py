@@ -13,9 +13,9 @@ from sandbox_helpers import FAST, hostile_bot, play_one_game
 
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import PlatformFailure, run_match
+from lineit_platform.botkit.referee import MatchResult, PlatformFailure, run_match
 from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import builtin_source
+from lineit_platform.botkit.sources import BotSource, builtin_source
 from lineit_platform.sandbox import (
     SandboxUnavailable,
     detect_tier,
@@ -40,6 +40,76 @@ def test_a_sandboxed_match_plays_exactly_like_an_in_process_one(tier: str) -> No
     assert [game.ranks for game in sandboxed.games] == [game.ranks for game in trusted.games]
     assert sandboxed.failures == []
     assert all(timing.decisions > 0 for game in sandboxed.games for timing in game.timings)
+
+
+# Bots that fail in ways an in-process player once let through to the referee unclassified (the
+# match failed, or a failure of the bot's choosing was taken), or classified otherwise than the
+# sandbox does.
+MISBEHAVING = {
+    # a failure of its own making, claiming the platform's fault (in the sandbox the referee's
+    # package is not importable: it raises as it would)
+    "claims_the_platforms_fault": """
+def act(observation):
+    try:
+        from lineit_platform.botkit.failures import BotFailure
+    except ImportError:
+        raise RuntimeError("no referee here") from None
+    raise BotFailure("startup_failed", "the platform's fault, honestly")
+""",
+    "raises_the_loaders_error_while_playing": """
+from lineit_platform.botkit.interface import BotLoadError
+
+def act(observation):
+    raise BotLoadError("not loading now")
+""",
+    "raises_the_loaders_error_while_loading": """
+from lineit_platform.botkit.interface import BotLoadError
+
+raise BotLoadError("my own load error")
+""",
+    "raises_generator_exit": "def act(observation):\n    raise GeneratorExit('done')\n",
+    "raises_a_base_exception_of_its_own": """
+class Escape(BaseException):
+    pass
+
+def act(observation):
+    raise Escape("out of the referee")
+""",
+    "raises_memory_error_while_playing": "def act(observation):\n    raise MemoryError\n",
+    "raises_memory_error_while_loading": "raise MemoryError\n",
+    "exits_in_start_game": "import sys\n\ndef start_game(info):\n    sys.exit(4)\n\ndef act(observation):\n    pass\n",
+    # a str whose own == says it is every legal action (and whose hash is not the engine's)
+    "returns_a_str_that_equals_everything": """
+class Anything(str):
+    def __eq__(self, other):
+        return True
+
+    def __hash__(self):
+        return 0
+
+def act(observation):
+    return Anything("no such action")
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISBEHAVING))
+def test_a_bot_fails_alike_in_process_and_sandboxed(tier: str, tmp_path: Path, name: str) -> None:
+    path = tmp_path / name / "bot.py"
+    path.parent.mkdir()
+    path.write_text(MISBEHAVING[name])
+    sources = [BotSource(name, path), builtin_source("random")]
+    spec = MatchSpec(num_players=2, games=1, seed=11)
+
+    trusted = run_match(spec, [InProcessPlayer(source) for source in sources], limits=FAST)
+    sandboxed = run_sandboxed_match(spec, sources, limits=FAST, tier=tier)
+
+    def seen(result: MatchResult) -> list[tuple[str, int, int]]:
+        return [(failure.kind, failure.seat, failure.decision) for failure in result.failures]
+
+    assert len(seen(sandboxed)) == 1
+    assert seen(trusted) == seen(sandboxed)
+    assert trusted.games[0].replay["actions"] == sandboxed.games[0].replay["actions"]
 
 
 def test_the_referees_failure_policy_applies_to_sandboxed_players(tier: str, tmp_path: Path) -> None:
