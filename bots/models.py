@@ -8,6 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.db.models.functions import Lower
 
 from lineit_platform.botkit.sources import BotSource
 
@@ -30,6 +31,8 @@ class Bot(models.Model):
 
     class Meta:
         ordering = ["name"]
+        # A name is taken in any case: nobody may enter "Random" beside the built-in "random".
+        constraints = [models.UniqueConstraint(Lower("name"), name="unique_bot_name_any_case")]
 
     def __str__(self) -> str:
         return self.name

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -42,14 +42,27 @@ def upload_limits() -> UploadLimits:
     )
 
 
+NAME_TAKEN = "name: a bot with this name already exists (names are compared in any case)"
+
+
 def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_builtin: bool = False) -> Bot:
+    """A new bot. Its name is unique in any case (the constraint unique_bot_name_any_case), so
+    of two simultaneous requests for one name, one makes the bot and the other is told why."""
     bot = Bot(owner=owner, name=name, description=description, is_builtin=is_builtin)
     try:
-        bot.full_clean()
+        bot.full_clean(validate_unique=False, validate_constraints=False)
     except ValidationError as error:
         messages = "; ".join(f"{field}: {' '.join(texts)}" for field, texts in error.message_dict.items())
         raise ApplicationError(messages) from None
-    bot.save()
+    if Bot.objects.filter(name__iexact=name).exists():
+        raise ApplicationError(NAME_TAKEN)
+    try:
+        with transaction.atomic():
+            bot.save()
+    except IntegrityError:
+        if Bot.objects.filter(name__iexact=name).exists():  # taken in the meantime
+            raise ApplicationError(NAME_TAKEN) from None
+        raise
     return bot
 
 

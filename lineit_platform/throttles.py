@@ -9,7 +9,8 @@ scope             what is counted                           counted per
 ================  ========================================  ==============================
 uploads           uploads of a bot version                  user
 match_requests    requests of a test (unranked) match       user
-tokens            sign-in attempts: API token, login page   client address
+tokens            sign-ins (API token, login page) and      client address
+                  token rotations (API, token page)
 login_failures    wrong passwords for one account           account (the username)
 signups           sign-up form posts                        client address
 ================  ========================================  ==============================

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.authtoken.models import Token
@@ -17,6 +16,7 @@ from lineit_platform import throttles
 
 from ..serializers import MeSerializer, TokenRequestSerializer, TokenSerializer
 from ..throttling import TokenThrottle
+from ..tokens import token_for, token_rotate
 
 
 class TokenView(APIView):
@@ -36,7 +36,7 @@ class TokenView(APIView):
         user = throttles.authenticate(request, **given.validated_data)
         if user is None or not user.is_active:
             raise exceptions.AuthenticationFailed("Wrong username or password.")
-        token, _ = Token.objects.get_or_create(user=user)
+        token = token_for(user=user)
         return Response({"token": token.key, "username": user.get_username()})
 
     @extend_schema(request=None, responses={204: None}, operation_id="token_revoke")
@@ -52,10 +52,11 @@ class TokenRotateView(APIView):
     throttle_classes = [TokenThrottle]
 
     @extend_schema(request=None, responses=TokenSerializer, operation_id="token_rotate")
-    @transaction.atomic
     def post(self, request: Request) -> Response:
-        Token.objects.filter(user=request.user).delete()
-        token = Token.objects.create(user=request.user)
+        signed_in_with = request.auth.key if isinstance(request.auth, Token) else None
+        token = token_rotate(user=request.user, replacing=signed_in_with)
+        if token is None:
+            raise exceptions.AuthenticationFailed("This token was replaced in the meantime; sign in with the new one.")
         return Response({"token": token.key, "username": request.user.get_username()})
 
 

@@ -13,17 +13,17 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
-from rest_framework.authtoken.models import Token
 
 from bots.models import Bot
 from bots.services import bot_create, bot_version_upload
 from lineit_platform import throttles
+from lineit_platform.api.tokens import token_for, token_rotate
 from lineit_platform.errors import ApplicationError
 from tournaments.models import Match
 from tournaments.services.match_requests import QuotaExceeded
@@ -70,7 +70,12 @@ def signup(request: HttpRequest) -> HttpResponse:
         except throttles.RateLimited as refusal:
             return _refused_page(request, "registration/signup.html", refusal, form=form)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:  # the same name, taken by a simultaneous sign-up
+            form.add_error("username", "A user with that username already exists.")
+            return render(request, "registration/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create your first bot below.")
         return redirect("my-bots")
@@ -169,13 +174,16 @@ def match_request(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def api_token(request: HttpRequest) -> HttpResponse:
+    """The token, made on first visit; a post rotates it, counted with the sign-in attempts of
+    the address as the API's rotation is (lineit_platform/api/tokens.py makes both)."""
     if request.method == "POST":
-        with transaction.atomic():
-            Token.objects.filter(user=request.user).delete()
-            Token.objects.create(user=request.user)
+        try:
+            throttles.token_hit(request)
+        except throttles.RateLimited as refusal:
+            messages.error(request, refusal.message)
+            page = render(request, "web/api_token.html", {"token": token_for(user=request.user)})
+            return _too_many(page, refusal)
+        token_rotate(user=request.user)
         messages.success(request, "A new token was made; the old one no longer works.")
         return redirect("api-token")
-    token = Token.objects.filter(user=request.user).first()
-    if token is None:
-        token = Token.objects.create(user=request.user)
-    return render(request, "web/api_token.html", {"token": token})
+    return render(request, "web/api_token.html", {"token": token_for(user=request.user)})
