@@ -17,6 +17,7 @@ from . import doctor, match, rules, show, sprt, tournament, verify
 from .errors import CommandError, UsageError
 
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in lineit itself, told apart from a failed command
+ERROR_LENGTH = 2000  # an error line's text at most (it may quote a replay file's field)
 
 DESCRIPTION = """\
 Line-it Arena on your own machine: play matches between bots, show and verify replays.
@@ -86,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as error:
         _flush_quietly()
         # One line, whatever it quotes (a bot's name or message, a file's contents, the argument).
-        print(f"lineit: error: {safe_text(error)}", file=sys.stderr)
+        print(f"lineit: error: {safe_text(error, max_length=ERROR_LENGTH)}", file=sys.stderr)
         return error.exit_status
     except SystemExit as done:  # --help and --version end here
         return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("LINEIT_DEBUG"):
             raise
         print(
-            f"lineit: internal error: {type(error).__name__}: {safe_text(error)} "
+            f"lineit: internal error: {type(error).__name__}: {safe_text(error, max_length=ERROR_LENGTH)} "
             "(a bug in lineit; set LINEIT_DEBUG=1 to see the traceback)",
             file=sys.stderr,
         )

@@ -28,7 +28,7 @@ from lineit_platform.engine import (
 
 from .errors import CommandError, UsageError
 from .render import CARD_LEGEND, Style, effects, player_label, position, result_lines
-from .replayfile import load_replay
+from .replayfile import FIELD_LENGTH, MESSAGE_LENGTH, NAME_LENGTH, load_replay
 
 
 def add_parser(commands: Any) -> None:
@@ -65,7 +65,7 @@ def use_colour(choice: bool | None) -> bool:
 def player_names(document: dict[str, Any], num_players: int) -> list[str]:
     players = document.get("players")
     if isinstance(players, list) and len(players) == num_players:
-        return [safe_text(name) for name in players]
+        return [safe_text(name, max_length=NAME_LENGTH) for name in players]
     return [f"seat {seat}" for seat in range(num_players)]
 
 
@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         final = replay_game(document)
     except ReplayError as error:
         raise CommandError(f"{args.replay}: does not replay: {error}") from None
+    except Exception as error:  # a mangled field the engine did not anticipate (as verify says too)
+        raise CommandError(f"{args.replay}: malformed replay ({type(error).__name__}: {error})") from None
     actions: list[list[Any]] = document["actions"]
     if args.seat is not None and not 0 <= args.seat < final.num_players:
         raise UsageError(f"--seat {args.seat}: this replay has seats 0 to {final.num_players - 1}")
@@ -99,11 +101,10 @@ def run(args: argparse.Namespace) -> int:
 def header(document: dict[str, Any], final: GameState, names: list[str], style: Style, you: int | None) -> list[str]:
     n = final.num_players
     seed = document.get("seed")
+    rules = safe_text(document.get("rules_version"), max_length=FIELD_LENGTH)
     lines = [
-        style.bold(
-            f"Line-it replay: {n} players, ruleset {final.ruleset}, rules {safe_text(document.get('rules_version'))}"
-        )
-        + (f", seed {safe_text(seed)}" if seed is not None else "")
+        style.bold(f"Line-it replay: {n} players, ruleset {final.ruleset}, rules {rules}")
+        + (f", seed {safe_text(seed, max_length=FIELD_LENGTH)}" if seed is not None else "")
         + f", {len(document['actions'])} decisions",
         "Players: " + ", ".join(player_label(names, seat, you, style) for seat in range(n)),
     ]
@@ -111,9 +112,10 @@ def header(document: dict[str, Any], final: GameState, names: list[str], style: 
     try:
         verdict = verify_replay(document)
     except Exception as error:  # a field the engine does not check, mangled
-        lines.append(f"warning: the recorded result could not be checked ({type(error).__name__}: {safe_text(error)})")
+        why = safe_text(error, max_length=MESSAGE_LENGTH)
+        lines.append(f"warning: the recorded result could not be checked ({type(error).__name__}: {why})")
     if verdict is not None and not verdict.ok:
-        lines.append(f"warning: {safe_text(verdict.message)}")
+        lines.append(f"warning: {safe_text(verdict.message, max_length=MESSAGE_LENGTH)}")
     lines.append(CARD_LEGEND)
     return lines
 
@@ -136,10 +138,14 @@ def failure_line(failure: dict[str, Any], names: list[str]) -> str:
     """``name: kind, decision N``, with the message when the file has one (replays written since
     the message became the bot owner's have none, docs/replay-format.md)."""
     seat, decision, message = failure.get("seat"), failure.get("decision"), failure.get("message")
-    who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {safe_text(seat)}"
+    who = (
+        names[seat]
+        if isinstance(seat, int) and 0 <= seat < len(names)
+        else f"seat {safe_text(seat, max_length=FIELD_LENGTH)}"
+    )
     at = f", decision {decision}" if isinstance(decision, int) and decision >= 0 else ""
-    said = f": {safe_text(message)}" if isinstance(message, str) and message else ""
-    return f"    {who}: {safe_text(failure.get('kind'))}{at}{said}"
+    said = f": {safe_text(message, max_length=MESSAGE_LENGTH)}" if isinstance(message, str) and message else ""
+    return f"    {who}: {safe_text(failure.get('kind'), max_length=FIELD_LENGTH)}{at}{said}"
 
 
 class Show:

@@ -10,7 +10,7 @@ from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import Verification, verify_replay
 
 from .errors import CommandError
-from .replayfile import load_replay
+from .replayfile import MESSAGE_LENGTH, load_replay
 
 
 def add_parser(commands: Any) -> None:
@@ -44,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
         outcome = verify_file(path)
         failed += not outcome.ok
         # The message may quote the file (an illegal action string), which may come from anywhere.
-        print(f"{'ok  ' if outcome.ok else 'FAIL'}  {safe_text(path)}: {safe_text(outcome.message)}")
+        print(
+            f"{'ok  ' if outcome.ok else 'FAIL'}  {safe_text(path)}: {safe_text(outcome.message, max_length=MESSAGE_LENGTH)}"
+        )
     if failed and len(args.files) > 1:
         print(f"{failed} of {len(args.files)} replays did not verify")
     return 1 if failed else 0

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -14,6 +17,7 @@ from lineit_platform.botkit.players import InProcessPlayer
 from lineit_platform.botkit.referee import run_match
 from lineit_platform.botkit.schedule import MatchSpec
 from lineit_platform.botkit.sources import resolve_bot
+from lineit_platform.cli.replayfile import MAX_REPLAY_BYTES
 from lineit_platform.engine import card_label, colour_of, describe, replay_game
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -192,3 +196,60 @@ def test_show_unreadable_replays(lineit, replay, tmp_path):
     assert_one_line_error(lineit("show", other), 1, "not a Line-it replay")
     assert_one_line_error(lineit("show", broken), 1, "does not replay", "stop before the game is over")
     assert_one_line_error(lineit("show", tmp_path), 1, "is a folder")
+
+
+HOSTILE_FILES = {
+    "deep-array.json": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    "deep-object.json": ('{"a":' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
+    "huge-number.json": ('{"seed": ' + "9" * 5000 + "}", "a number of more than 4,300 digits"),
+    "string.json": ('"a replay"', "not a Line-it replay"),
+    "nan.json": ("NaN", "not a Line-it replay"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_FILES))
+def test_a_hostile_replay_file_is_one_line_and_status_1_never_a_crash(lineit, tmp_path, name):
+    text, fragment = HOSTILE_FILES[name]
+    path = tmp_path / name
+    path.write_text(text)
+
+    assert_one_line_error(lineit("show", path), 1, f"{name}: ", fragment)
+    verify = lineit("verify", path)
+    assert (verify.status, verify.err) == (1, "")
+    assert verify.out.startswith(f"FAIL  {path}: ") and fragment in verify.out and verify.out.count("\n") == 1
+
+
+def test_a_file_larger_than_any_replay_is_refused_before_it_is_read(lineit, tmp_path):
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as file:
+        file.truncate(MAX_REPLAY_BYTES + 1)  # sparse: nothing is written
+
+    assert_one_line_error(lineit("show", huge), 1, "huge.json: larger than 16 MiB, not a replay")
+    assert "FAIL" in lineit("verify", huge).out
+
+
+def test_what_is_not_a_regular_file_is_refused_without_reading_it(tmp_path):
+    """A named pipe would block the reader for good, /dev/zero would be read until memory runs
+    out: both are refused at once (a subprocess, so that the old behaviour fails the test instead
+    of hanging it)."""
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    for path in (pipe, Path("/dev/zero")):
+        for command in ("show", "verify"):
+            done = subprocess.run(
+                [sys.executable, "-m", "lineit_platform.cli", command, str(path)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1, done.stderr
+            assert "not a regular file" in done.stdout + done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("forfeits", [[[0]], [{"seat": 0}]])
+def test_a_field_of_a_type_the_engine_does_not_expect_is_a_malformed_replay(lineit, replay, tmp_path, forfeits):
+    mangled = tmp_path / "mangled.json"
+    mangled.write_text(json.dumps({**json.loads(replay.read_text()), "forfeits": forfeits}))
+
+    assert_one_line_error(lineit("show", mangled), 1, "mangled.json: malformed replay (TypeError: ")
+    assert lineit("verify", mangled).out.startswith(f"FAIL  {mangled}: malformed replay (TypeError: ")

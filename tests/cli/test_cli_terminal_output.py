@@ -148,3 +148,25 @@ def test_a_replay_with_a_hostile_action_fails_verify_and_show_in_one_escaped_lin
     assert show.status == 1 and show.out == ""
     assert_terminal_safe(show.err)
     assert show.err.startswith("lineit: error: ") and show.err.count("\n") == 1
+
+
+def test_a_replay_file_cannot_fill_the_terminal_with_one_text(lineit, hostile_replay):
+    """Its names, kinds and messages are cut (with how much was left out), and so is an error
+    quoting one of its fields: one name of 100,000 characters was printed on every line."""
+    document = json.loads(hostile_replay.read_text())
+    document["players"] = ["x" * 100_000, "y"]
+    document["meta"]["failures"] = [{"kind": "k" * 100_000, "message": "m" * 100_000, "seat": 0, "decision": 1}]
+    hostile_replay.write_text(json.dumps(document))
+    mangled = hostile_replay.with_name("rules.json")
+    mangled.write_text(json.dumps({**document, "rules_version": "r" * 1_000_000}))
+
+    show = lineit("show", hostile_replay, "--no-color")
+    verify = lineit("verify", mangled)
+    refused = lineit("show", mangled)
+
+    assert show.status == 0, show.err
+    assert max(len(line) for line in show.out.split("\n")) < 1_400
+    assert "x" * 100 + "… (99,900 more characters)" in show.out
+    assert verify.status == refused.status == 1
+    assert len(verify.out) < 1_200 and "more characters)" in verify.out
+    assert len(refused.err) < 2_100 and refused.err.count("\n") == 1
