@@ -353,6 +353,7 @@ CACHES = {
 
 # Rate limits of the API and the pages alike (lineit_platform/throttles.py).
 THROTTLE_RATES = {
+    "bots": env_rate("API_THROTTLE_BOTS", "20/day"),  # new bots per user
     "uploads": env_rate("API_THROTTLE_UPLOADS", "30/hour"),  # per user
     "match_requests": env_rate("API_THROTTLE_MATCH_REQUESTS", "60/hour"),  # per user
     "tokens": env_rate("API_THROTTLE_TOKENS", "20/min"),  # sign-in attempts per client address

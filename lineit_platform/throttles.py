@@ -7,6 +7,7 @@ directly):
 ================  ========================================  ==============================
 scope             what is counted                           counted per
 ================  ========================================  ==============================
+bots              new bots                                  user
 uploads           uploads of a bot version                  user
 match_requests    requests of a test (unranked) match       user
 tokens            sign-ins (API token, login page) and      client address
@@ -44,6 +45,7 @@ from django.core.cache import caches
 from lineit_platform.addresses import client_address
 from lineit_platform.errors import ApplicationError
 
+BOTS = "bots"
 UPLOADS = "uploads"
 MATCH_REQUESTS = "match_requests"
 TOKENS = "tokens"
@@ -66,6 +68,7 @@ PERIODS = {
 _GRACE_SECONDS = 60
 
 _WHAT = {
+    BOTS: "new bots",
     UPLOADS: "uploads",
     MATCH_REQUESTS: "test match requests",
     TOKENS: "sign-in attempts from your address",
@@ -190,6 +193,10 @@ def requester_ident(request: Any) -> str:
 def account_ident(username: str) -> str:
     # Usernames are case-insensitive at sign-in for guessing purposes; hashed to a safe cache key.
     return "account-" + hashlib.sha256(username.strip().casefold().encode()).hexdigest()[:32]
+
+
+def bot_create_hit(request: Any) -> None:
+    hit(BOTS, requester_ident(request))
 
 
 def upload_hit(request: Any) -> None:

@@ -16,7 +16,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bots.models import BotVersion
+from bots.models import Bot, BotVersion
 from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -209,3 +209,23 @@ def test_form_data_over_django_s_limit_on_a_page_is_a_413() -> None:
     data = "username=" + "a" * 5000
     response = Client().generic("POST", reverse("login"), data, content_type="application/x-www-form-urlencoded")
     assert response.status_code == 413 and "larger than 2000 bytes" in response.content.decode()
+
+
+def test_page_and_api_bot_creations_share_one_throttle(client, alice, rate) -> None:  # type: ignore[no-untyped-def]
+    # Every name a new bot takes for good (names are unique): a bot is no cheaper than an upload.
+    rate("bots", "3/day")
+    client.force_login(alice)
+    assert client.post(reverse("my-bots"), {"name": "first-bot"}).status_code == 302
+    api = api_client(alice)
+    assert [api.post("/api/bots/", {"name": name}).status_code for name in ("second-bot", "third-bot")] == [201, 201]
+    page = assert_refused_page(client.post(reverse("my-bots"), {"name": "fourth-bot"}), "Too many new bots")
+    assert "at most 3 per day" in page and "third-bot" in page  # the page as it was, with the error
+    refused = api.post("/api/bots/", {"name": "fifth-bot"})
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "throttled"
+    assert int(refused["Retry-After"]) > 0
+    assert sorted(Bot.objects.values_list("name", flat=True)) == ["first-bot", "second-bot", "third-bot"]
+    # Another user has a count of their own.
+    assert (
+        api_client(get_user_model().objects.create(username="bob")).post("/api/bots/", {"name": "bobs"}).status_code
+        == 201
+    )

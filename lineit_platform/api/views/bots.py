@@ -53,7 +53,7 @@ class BotViewSet(viewsets.ReadOnlyModelViewSet):
 
     @property
     def throttle_scope(self) -> str | None:
-        return "uploads" if self.action == "versions" else None
+        return {"create": "bots", "versions": "uploads"}.get(self.action or "")
 
     def get_queryset(self) -> QuerySet[Bot]:
         newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number").values("pk")[:1]

@@ -86,6 +86,11 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def my_bots(request: HttpRequest) -> HttpResponse:
     form = BotCreateForm(request.POST or None)
+    if request.method == "POST":
+        try:
+            throttles.bot_create_hit(request)
+        except throttles.RateLimited as refusal:
+            return _refused_page(request, "web/my_bots.html", refusal, form=form, **_my_bots_context(request))
     if request.method == "POST" and form.is_valid():
         try:
             bot = bot_create(
@@ -96,11 +101,15 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Bot {bot.name} created. Upload its first version.")
             return redirect("bot-upload", name=bot.name)
+    return render(request, "web/my_bots.html", {"form": form, **_my_bots_context(request)})
+
+
+def _my_bots_context(request: HttpRequest) -> dict[str, object]:
     bots = list(Bot.objects.filter(owner=request.user).order_by("name"))
     versions = selectors.versions_by_owner(request.user)
     rows = [{"bot": bot, "versions": versions.get(bot.pk, [])} for bot in bots]
     matches = selectors.matches_with_entrants(Match.objects.filter(requested_by=request.user).order_by("-id"))[:10]
-    return render(request, "web/my_bots.html", {"form": form, "rows": rows, "matches": matches})
+    return {"rows": rows, "matches": matches}
 
 
 def _wants_json(request: HttpRequest) -> bool:
