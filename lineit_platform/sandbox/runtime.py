@@ -116,6 +116,10 @@ def stage_bot(path: Path) -> StagedBot:
         if not (path / "bot.py").is_file():
             raise BotStagingError(f"{path.name}: a bot folder must hold bot.py")
         return StagedBot(folder=path, entry=path)
+    if not path.exists():
+        raise BotStagingError(f"{path.name}: no such file")
+    if not path.is_file():  # a device (a link to /dev/zero would be copied until the disk is full), a pipe
+        raise BotStagingError(f"{path.name}: a bot is a regular file, a zip or a folder, not a device or a pipe")
     scratch = scratch_folder("bot")
     folder = Path(scratch.name) / "bot"
     folder.mkdir()
@@ -125,13 +129,25 @@ def stage_bot(path: Path) -> StagedBot:
             entry = folder
         else:
             entry = folder / path.name
-            shutil.copyfile(path, entry)
+            _copy_at_most(path, entry, MAX_UNPACKED_BYTES)
         _make_read_only(folder)
     except BaseException:
         make_writable(Path(scratch.name))
         scratch.cleanup()
         raise
     return StagedBot(folder=folder, entry=entry, scratch=scratch)
+
+
+def _copy_at_most(source: Path, destination: Path, limit: int) -> None:
+    """Copy a single-file bot, refusing one larger than ``limit`` (the most a zip may unpack to),
+    however much it grows while it is copied."""
+    with source.open("rb") as reader, destination.open("xb") as writer:
+        copied = 0
+        while chunk := reader.read(1 << 20):
+            copied += len(chunk)
+            if copied > limit:
+                raise BotStagingError(f"{source.name}: larger than {limit} bytes")
+            writer.write(chunk)
 
 
 def safe_extract(archive_path: Path, target: Path) -> None:

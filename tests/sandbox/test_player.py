@@ -351,6 +351,37 @@ def test_an_unsafe_zip_is_refused_before_anything_runs(tier: str, tmp_path: Path
         player.cleanup()
 
 
+def test_a_bot_that_is_a_device_is_refused_before_anything_is_copied(tier: str, tmp_path: Path) -> None:
+    (tmp_path / "zero.py").symlink_to("/dev/zero")  # copied, it would fill the disk
+    player = SandboxedPlayer(BotSource("zero", tmp_path / "zero.py"), LIMITS, tier=tier)
+    try:
+        with pytest.raises(BotFailure) as failure:
+            player.start(5)
+        assert (failure.value.kind, failure.value.message) == (
+            "load",
+            "zero: a bot is a regular file, a zip or a folder, not a device or a pipe",
+        )
+    finally:
+        player.cleanup()
+
+
+def test_a_single_file_bot_larger_than_a_zip_may_unpack_to_is_refused(tier: str, tmp_path: Path) -> None:
+    huge = tmp_path / "huge.py"
+    with huge.open("wb") as handle:
+        handle.write(b"def act(observation):\n    return observation['legal_actions'][0]\n#")
+        handle.truncate(runtime.MAX_UNPACKED_BYTES + 1)  # sparse: no disk used until it is copied
+    player = SandboxedPlayer(BotSource("huge", huge), LIMITS, tier=tier)
+    try:
+        with pytest.raises(BotFailure) as failure:
+            player.start(5)
+        assert (failure.value.kind, failure.value.message) == (
+            "load",
+            f"huge.py: larger than {runtime.MAX_UNPACKED_BYTES} bytes",
+        )
+    finally:
+        player.cleanup()
+
+
 WORKER = textwrap.dedent(
     """
     import sys
