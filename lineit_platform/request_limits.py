@@ -3,7 +3,10 @@
 ``RequestSizeLimitMiddleware`` comes in ``MIDDLEWARE`` right after the three that only set
 headers (security, Content-Security-Policy, X-Frame-Options: a refusal carries them as any
 response does): a request whose ``Content-Length`` exceeds ``REQUEST_MAX_BYTES`` is answered at
-once, before anything reads its body, so a 200 MB upload never reaches memory or a temporary file. Django's own limits (settings: DATA_UPLOAD_MAX_*,
+once, before anything reads its body, so a 200 MB upload never reaches memory or a temporary file.
+A body sent without a length (``Transfer-Encoding: chunked``) is refused with 411: Django reads
+only as many bytes as ``Content-Length`` says, so such a body would be read as empty, and an
+upload told "no file was submitted". Django's own limits (settings: DATA_UPLOAD_MAX_*,
 FILE_UPLOAD_MAX_MEMORY_SIZE) catch what is read anyway; the API's exception handler answers them
 in the API's error shape, and ``bad_request`` (the project's ``handler400``) everywhere else: an
 /api/ address gets the same JSON shape, a page a plain error page.
@@ -44,6 +47,12 @@ class RequestSizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.META.get("HTTP_TRANSFER_ENCODING") and not request.META.get("CONTENT_LENGTH"):
+            message = (
+                "The request body has no Content-Length (it is sent in chunks); send it with its length, "
+                f"at most {settings.REQUEST_MAX_BYTES} bytes."
+            )
+            return refusal_response(request, 411, "length_required", message)
         size = declared_length(request)
         if size > settings.REQUEST_MAX_BYTES:
             message = (

@@ -29,6 +29,7 @@ ERROR_DESCRIPTIONS = {
     "403": "Not allowed for this user.",
     "404": "No such object (or page).",
     "409": "Conflicts with the current state.",
+    "411": "The request body was sent without a Content-Length (in chunks).",
     "413": "The request body is larger than the platform accepts (REQUEST_MAX_BYTES).",
     "429": "Throttled, or over the quota.",
 }
@@ -41,7 +42,7 @@ class ErrorAwareAutoSchema(AutoSchema):
         if writes and (getattr(self.view, "throttle_scope", None) or getattr(self.view, "throttle_classes", None)):
             codes.append("429")
         if writes:
-            codes.append("413")
+            codes += ["411", "413"]
         codes += getattr(self.view, "extra_error_codes", {}).get(self.method, [])
         return codes
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from api_helpers import assert_error, client_for
 from django.conf import settings
-from django.test import override_settings
+from django.test import Client, override_settings
 from drf_spectacular.generators import SchemaGenerator
 
 from bots.models import Bot, BotVersion
@@ -149,3 +149,31 @@ def test_no_operation_answers_too_many_fields_with_a_server_error(staff, version
         ("GET", "/api/leaderboard/"),
     ]:
         assert expected in refused
+
+
+@pytest.mark.parametrize("url", ["/api/bots/{bot}/versions/", "/api/bots/", "/api/auth/token/"])
+def test_a_body_sent_in_chunks_without_a_length_is_refused_not_read_as_empty(alice, bot_factory, url) -> None:  # type: ignore[no-untyped-def]
+    # Django reads only Content-Length bytes: a chunked upload was read as no file at all.
+    url = url.format(bot=bot_factory(owner=alice).pk)
+    response = client_for(alice).generic(
+        "POST", url, b"", content_type="multipart/form-data; boundary=x", HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": UnreadableBody()},
+    )  # fmt: skip
+    error = assert_error(response, 411, "length_required")
+    assert "no Content-Length" in error["message"]
+    assert Bot.objects.count() == 1 and not BotVersion.objects.exists()
+
+
+def test_a_page_refuses_a_chunked_body_with_a_plain_page(alice) -> None:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(alice)
+    response = client.generic(
+        "POST",
+        "/me/bots/",
+        b"",
+        content_type=FORM,
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": UnreadableBody()},
+    )
+    assert response.status_code == 411 and "<h1>Length required</h1>" in response.content.decode()
+    assert not Bot.objects.exists()
