@@ -24,8 +24,8 @@ from lineit_platform.botkit.failures import (
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.sources import BotSource
 
-from .exits import describe_exit, unreaped_status, wait_for_exit
-from .launch import BUBBLEWRAP, Launched, host_config, launch, read_tail, stderr_file
+from .exits import describe_exit, unreaped, wait_for_exit
+from .launch import BUBBLEWRAP, Launched, host_config, launch, read_tail, rlimits, stderr_file
 from .protocol import (
     ACK,
     ACTION,
@@ -363,20 +363,25 @@ class SandboxedPlayer:
         """The host closed its pipe: wait briefly for its status and say how it ended."""
         launched = self._require_launched()
         self.thaw()
-        own_status = None
-        if self._init_pidfd is not None and self._pidfd is not None and self.pid is not None:
-            # bwrap would report a signal death as 128 + signal, which a bot can fake with its
-            # exit status; the host's own status can be read while it waits, unreaped, for the
-            # init kept stopped. Then the init is let go, to reap it and end bwrap.
+        found = None
+        if self._pidfd is not None and self.pid is not None:
+            # The host's own status and CPU time are read while it is unreaped: in the Landlock
+            # tier it is our child, in the bubblewrap tier it waits for bwrap's init, kept stopped
+            # (bwrap would report a signal death as 128 + signal, which a bot can fake with its
+            # exit status). Then the init is let go, to reap it and end bwrap.
             wait_for_exit(self._pidfd, EXIT_GRACE_SECONDS)
-            own_status = unreaped_status(self.pid)
-            self._signal(signal.SIGCONT, self._init_pidfd)
+            found = unreaped(self.pid)
+            if self._init_pidfd is not None:
+                self._signal(signal.SIGCONT, self._init_pidfd)
         try:
-            status = launched.process.wait(EXIT_GRACE_SECONDS)
+            # a Landlock host not found ended after the grace period will not end by itself now
+            grace = EXIT_GRACE_SECONDS if found is not None or self._init_pidfd is not None else 0
+            status = launched.process.wait(grace)
         except subprocess.TimeoutExpired:
             self._fail(PROTOCOL, f"the bot closed its pipe {when}")
-        if own_status is not None:
-            kind, message = describe_exit(own_status, bubblewrap=False)
+        if found is not None:
+            cpu_limit = rlimits(self.limits.memory_mb, self.cpu_seconds)["cpu"][0]
+            kind, message = describe_exit(found[0], bubblewrap=False, cpu_seconds=found[1], cpu_limit=cpu_limit)
         else:
             kind, message = describe_exit(status, bubblewrap=self.tier == BUBBLEWRAP)
         self._fail(kind, f"{message} {when}")

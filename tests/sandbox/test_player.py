@@ -286,9 +286,10 @@ def test_stderr_is_a_bounded_file(tier: str, tmp_path: Path) -> None:
         player.cleanup()
 
 
-def test_cpu_time_beyond_the_rlimit_is_a_cpu_limit_failure(tier: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("bot", ["cpu_burner", "cpu_burner_ignoring_sigxcpu"])
+def test_cpu_time_beyond_the_rlimit_is_a_cpu_limit_failure(tier: str, tmp_path: Path, bot: str) -> None:
     slow = Limits(move_seconds=10, move_timeout_seconds=30, startup_seconds=5)
-    player = SandboxedPlayer(hostile_bot("cpu_burner", tmp_path), slow, tier=tier, cpu_seconds=1)
+    player = SandboxedPlayer(hostile_bot(bot, tmp_path), slow, tier=tier, cpu_seconds=1)
     try:
         player.start(5)
         with pytest.raises(BotFailure) as failure:
