@@ -1,9 +1,11 @@
 """Checks at the door: everything about an upload that can be decided without running it.
 
 A ``.py`` file must be UTF-8 and compile. A ``.zip`` must be a plain archive of regular files
-with ``bot.py`` at its root: no absolute paths, no ``..``, no symlinks, no encryption, not too
-many or too large files, no suspicious compression ratio (archive bombs), and every member must
-decompress to exactly its declared size. No member may itself be an archive or a compressed
+with ``bot.py`` at its root: no absolute paths, no ``..``, no symlinks, no two members that
+unpack to one path (``bot.py`` and ``./bot.py``; a file ``lib`` and ``lib/x.py``), no
+encryption, not too many or too large files, no suspicious compression ratio (archive bombs),
+and every member must decompress to exactly its declared size. Paths are read as the sandbox
+unpacks them (``./bot.py`` is ``bot.py``). No member may itself be an archive or a compressed
 stream (zip, tar, gzip, bzip2, xz, 7z, ...), known by its content or by its name: the limits above
 can only count what they can see, and a nested archive hides its expanded size. The API, the pages
 and every other upload path come through ``check_upload``. Nothing here imports or runs the bot.
@@ -139,24 +141,54 @@ def check_zip(content: bytes, limits: UploadLimits) -> None:
         members = archive.infolist()
         if len(members) > limits.max_files:
             raise UploadRejected(f"the archive holds {len(members)} entries; the limit is {limits.max_files}")
-        seen: set[str] = set()
         total = 0
         for member in members:
             _check_member(member, limits)
-            if member.filename in seen:
-                raise UploadRejected(f"archive member {member.filename!r} appears twice")
-            seen.add(member.filename)
             total += member.file_size
             if total > limits.max_total_bytes:
                 raise UploadRejected(f"the archive unpacks to more than {limits.max_total_bytes} bytes")
-        if ENTRY_MODULE not in seen:
-            raise UploadRejected(f"the archive has no {ENTRY_MODULE} at its root (found: {_sample(seen)})")
+        files = _unpacked_files(members)
+        if ENTRY_MODULE not in files:
+            raise UploadRejected(f"the archive has no {ENTRY_MODULE} at its root (found: {_sample(set(files))})")
         for member in members:
             if not member.is_dir():
                 data = _read_bounded(archive, member)
                 _refuse_nested_archive(member.filename, data)
-                if member.filename == ENTRY_MODULE:
+                if files.get(ENTRY_MODULE) is member:
                     check_python_source(ENTRY_MODULE, data)
+
+
+def unpacked_path(name: str) -> str:
+    """Where a member lands when unpacked: ``./bot.py``, ``a//b.py`` and ``a/./b.py`` are
+    ``bot.py`` and ``a/b.py``, as the sandbox's unpacking (PurePosixPath's parts) writes them."""
+    return "/".join(PurePosixPath(name).parts)
+
+
+def _unpacked_files(members: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
+    """Each file the archive unpacks to, by its unpacked path. Two members that land on one path
+    (``bot.py`` and ``./bot.py``), or a path that is a file and a folder at once (``lib`` and
+    ``lib/x.py``), are refused: the sandbox could not unpack the archive, and which of the two
+    was checked here would not be the one that runs."""
+    files: dict[str, zipfile.ZipInfo] = {}
+    folders: dict[str, str] = {}
+    for member in members:
+        path = unpacked_path(member.filename)
+        parts = path.split("/") if path else []
+        for depth in range(1, len(parts) + (1 if member.is_dir() else 0)):
+            folders.setdefault("/".join(parts[:depth]), member.filename)
+        if not path or member.is_dir():
+            continue
+        if path in files:
+            raise UploadRejected(
+                f"archive members {files[path].filename!r} and {member.filename!r} unpack to the same file {path!r}"
+            )
+        files[path] = member
+    for path, member in files.items():
+        if path in folders:
+            raise UploadRejected(
+                f"archive member {member.filename!r} is a file, and {folders[path]!r} makes {path!r} a folder"
+            )
+    return files
 
 
 def _check_member(member: zipfile.ZipInfo, limits: UploadLimits) -> None:

@@ -8,11 +8,14 @@ import io
 import lzma
 import stat
 import tarfile
+import tempfile
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from bots.uploads import UploadLimits, UploadRejected, check_upload
+from lineit_platform.sandbox.runtime import BotStagingError, safe_extract
 
 GOOD_BOT = b"def act(observation):\n    return observation['legal_actions'][0]\n"
 LIMITS = UploadLimits(max_bytes=64 * 1024, max_files=5, max_file_bytes=20_000, max_total_bytes=50_000, max_ratio=50)
@@ -196,3 +199,38 @@ def test_plain_data_files_are_not_taken_for_archives() -> None:
         "notes.txt": b"BZh is how bzip2 starts; PK is how zip starts\n",
     }
     assert check_upload("b.zip", make_zip(entries), LIMITS) == "zip"
+
+
+@pytest.mark.parametrize(
+    ("entries", "why"),
+    [
+        ({"bot.py": GOOD_BOT, "./bot.py": b"import os\n"}, "unpack to the same file 'bot.py'"),
+        ({"bot.py": GOOD_BOT, "pkg/a.py": b"", "pkg//a.py": b"x = 1\n"}, "unpack to the same file 'pkg/a.py'"),
+        ({"bot.py": GOOD_BOT, "pkg/./a.py": b"", "pkg/a.py": b""}, "unpack to the same file 'pkg/a.py'"),
+        ({"bot.py": GOOD_BOT, "lib": b"x", "lib/x.py": b""}, "'lib' a folder"),
+        ({"bot.py": GOOD_BOT, "bot.py/x.py": b""}, "'bot.py' a folder"),
+        ({"bot.py": GOOD_BOT, "data/": b"", "data": b"x"}, "'data' a folder"),
+    ],
+)
+def test_two_members_that_unpack_to_one_path_are_refused_at_the_door(entries: dict[str, bytes], why: str) -> None:
+    # The door took them for different files; the sandbox, unpacking, could not (File exists),
+    # and which of the two bot.py the door had checked was not sure to be the one that runs.
+    package = make_zip(entries)
+    assert why in rejected("b.zip", package)
+    with tempfile.TemporaryDirectory() as folder:
+        archive = Path(folder) / "b.zip"
+        archive.write_bytes(package)
+        with pytest.raises(BotStagingError):
+            safe_extract(archive, Path(folder))
+
+
+def test_the_door_reads_member_paths_as_the_sandbox_unpacks_them(tmp_path: Path) -> None:
+    package = make_zip({"./bot.py": b"from lib.helper import act\n", "lib//helper.py": GOOD_BOT})
+    assert check_upload("b.zip", package, LIMITS) == "zip"
+    archive = tmp_path / "b.zip"
+    archive.write_bytes(package)
+    unpacked = tmp_path / "unpacked"
+    unpacked.mkdir()
+    safe_extract(archive, unpacked)
+    assert sorted(str(path.relative_to(unpacked)) for path in unpacked.rglob("*.py")) == ["bot.py", "lib/helper.py"]
+    assert "no bot.py" in rejected("b.zip", make_zip({"./pkg/bot.py": GOOD_BOT}))
