@@ -109,8 +109,8 @@ class Channel:
 
     def send(self, kind: bytes, text: str = "") -> None:
         body = text.encode("utf-8", "replace")
-        if len(body) > MAX_FRAME - 1 - SEQUENCE:
-            body = body[: MAX_FRAME - 1 - SEQUENCE]
+        if len(body) > MAX_FRAME - 1 - SEQUENCE:  # cut at a character: still text, as in-process
+            body = body[: MAX_FRAME - 1 - SEQUENCE].decode("utf-8", "ignore").encode("utf-8")
         data = b"".join(
             ((len(body) + 1 + SEQUENCE).to_bytes(HEADER, "big"), kind, self.seq.to_bytes(SEQUENCE, "big"), body)
         )

@@ -78,6 +78,8 @@ def act(observation):
     "raises_memory_error_while_playing": "def act(observation):\n    raise MemoryError\n",
     "raises_memory_error_while_loading": "raise MemoryError\n",
     "exits_in_start_game": "import sys\n\ndef start_game(info):\n    sys.exit(4)\n\ndef act(observation):\n    pass\n",
+    # longer than a frame, cut in the middle of a character (the sandboxed action is cut short)
+    "returns_an_action_longer_than_a_frame": "def act(observation):\n    return '\u00e9' * 600_000\n",
     # a str whose own == says it is every legal action (and whose hash is not the engine's)
     "returns_a_str_that_equals_everything": """
 class Anything(str):
