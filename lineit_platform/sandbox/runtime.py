@@ -151,31 +151,68 @@ def _copy_at_most(source: Path, destination: Path, limit: int) -> None:
 
 
 def safe_extract(archive_path: Path, target: Path) -> None:
-    """Unpack regular files and folders only; refuse absolute paths, '..', links, devices and
-    archives that unpack to more than MAX_UNPACKED_BYTES or MAX_MEMBERS entries."""
+    """Unpack regular files and folders only; refuse absolute paths, '..', links, devices, an entry
+    given twice (a file and a folder of one name too) and archives that unpack to more than
+    MAX_UNPACKED_BYTES or MAX_MEMBERS entries. A refusal names the entry, never the folder it
+    was unpacked into (a path of the worker's)."""
+    archive_name = archive_path.name
     try:
         with zipfile.ZipFile(archive_path) as archive:
             members = archive.infolist()
             if len(members) > MAX_MEMBERS:
-                raise BotStagingError(f"{archive_path.name}: more than {MAX_MEMBERS} entries")
+                raise BotStagingError(f"{archive_name}: more than {MAX_MEMBERS} entries")
             total = 0
+            files: set[tuple[str, ...]] = set()
+            folders: set[tuple[str, ...]] = set()
             for member in members:
                 name = PurePosixPath(member.filename)
-                if name.is_absolute() or ".." in name.parts or "\\" in member.filename or ":" in member.filename:
-                    raise BotStagingError(f"{archive_path.name}: unsafe path {member.filename!r}")
+                unnamed = not name.parts and not member.is_dir()
+                if (
+                    unnamed
+                    or name.is_absolute()
+                    or ".." in name.parts
+                    or "\\" in member.filename
+                    or ":" in member.filename
+                ):
+                    raise BotStagingError(f"{archive_name}: unsafe path {_shown(member.filename)}")
                 kind = stat.S_IFMT(member.external_attr >> 16)
                 if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-                    raise BotStagingError(f"{archive_path.name}: {member.filename!r} is not a plain file")
+                    raise BotStagingError(f"{archive_name}: {_shown(member.filename)} is not a plain file")
                 total += member.file_size
                 if total > MAX_UNPACKED_BYTES:
-                    raise BotStagingError(f"{archive_path.name}: unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+                    raise BotStagingError(f"{archive_name}: unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+                _claim(name.parts, member.is_dir(), files, folders, f"{archive_name}: {_shown(member.filename)}")
             for member in members:
-                destination = target.joinpath(*PurePosixPath(member.filename).parts)
-                if member.is_dir():
-                    destination.mkdir(parents=True, exist_ok=True)
-                    continue
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as source, destination.open("xb") as sink:
-                    shutil.copyfileobj(source, sink)
+                _unpack(archive, member, target, archive_name)
     except (zipfile.BadZipFile, OSError, RuntimeError) as error:
-        raise BotStagingError(f"{archive_path.name} is not a readable zip: {error}") from None
+        raise BotStagingError(f"{archive_name} is not a readable zip: {error}") from None
+
+
+def _claim(
+    parts: tuple[str, ...], folder: bool, files: set[tuple[str, ...]], folders: set[tuple[str, ...]], what: str
+) -> None:
+    """Record an entry's path; refuse a file given twice, or a path both a file and a folder."""
+    above = {parts[:end] for end in range(1, len(parts))}
+    if above & files or parts in files or (not folder and parts in folders):
+        raise BotStagingError(f"{what} is given twice, or both as a file and as a folder")
+    folders.update(above)
+    (folders if folder else files).add(parts)
+
+
+def _unpack(archive: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, archive_name: str) -> None:
+    destination = target.joinpath(*PurePosixPath(member.filename).parts)
+    try:
+        if member.is_dir():
+            destination.mkdir(parents=True, exist_ok=True)
+            return
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(member) as source, destination.open("xb") as sink:
+            shutil.copyfileobj(source, sink)
+    except OSError as error:  # a name too long for the file system, most often
+        reason = error.strerror or type(error).__name__
+        raise BotStagingError(f"{archive_name}: cannot unpack {_shown(member.filename)}: {reason}") from None
+
+
+def _shown(name: str, limit: int = 80) -> str:
+    """An entry's name for a message: quoted, and cut short (a name may be thousands of characters)."""
+    return repr(name) if len(name) <= limit else f"{name[:limit]!r}... ({len(name)} characters)"

@@ -7,8 +7,10 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -348,6 +350,42 @@ def test_an_unsafe_zip_is_refused_before_anything_runs(tier: str, tmp_path: Path
         assert failure.value.kind == "load"
         assert "unsafe path" in failure.value.message
         assert not (tmp_path.parent / "evil.py").exists()
+    finally:
+        player.cleanup()
+
+
+BOT = "def act(observation):\n    return observation['legal_actions'][0]\n"
+
+
+@pytest.mark.parametrize(
+    ("members", "refusal"),
+    [
+        ([("bot.py", BOT), ("bot.py", "x = 1\n")], "'bot.py' is given twice, or both as a file and as a folder"),
+        ([("bot.py", BOT), ("a/b.py", ""), ("a/./b.py", "")], "'a/./b.py' is given twice"),
+        ([("bot.py", BOT), ("a", ""), ("a/b.py", "")], "'a/b.py' is given twice, or both as a file and as a folder"),
+        ([("bot.py", BOT), ("a/b.py", ""), ("a", "")], "'a' is given twice, or both as a file and as a folder"),
+        ([("bot.py", BOT), ("x" * 300 + ".py", "")], "'" + "x" * 80 + "'... (303 characters): File name too long"),
+    ],
+    ids=["same-file-twice", "same-file-twice-spelt-otherwise", "file-then-folder", "folder-then-file", "long-name"],
+)
+def test_a_zip_that_cannot_be_unpacked_as_it_is_is_refused_by_its_entry(
+    tier: str, tmp_path: Path, members: list[tuple[str, str]], refusal: str
+) -> None:
+    """Said with the entry's name, never the worker's folder it was unpacked into (nor called
+    unreadable: it is read, and refused)."""
+    package = tmp_path / "clash.zip"
+    with warnings.catch_warnings(), zipfile.ZipFile(package, "w") as archive:
+        warnings.simplefilter("ignore")  # zipfile warns of a duplicate name
+        for name, text in members:
+            archive.writestr(name, text)
+    player = SandboxedPlayer(BotSource("clash", package), LIMITS, tier=tier)
+    try:
+        with pytest.raises(BotFailure) as failure:
+            player.start(5)
+        assert failure.value.kind == "load"
+        assert failure.value.message.startswith("clash.zip: ")
+        assert refusal in failure.value.message
+        assert tempfile.gettempdir() not in failure.value.message
     finally:
         player.cleanup()
 
