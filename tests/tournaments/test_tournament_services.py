@@ -17,7 +17,7 @@ from bots.services import bot_version_retire
 from lineit_platform.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from tournaments import formats
-from tournaments.models import Match, Rating, Tournament, TournamentEntry
+from tournaments.models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
 from tournaments.services import match_claim, match_release
 from tournaments.services.tournaments import (
     recurring_tournament_run,
@@ -197,6 +197,49 @@ def test_bad_settings_are_refused_and_change_nothing(version_factory) -> None:  
     with pytest.raises(ApplicationError, match="only once"):
         create([versions[0], versions[0]])
     assert not Tournament.objects.exists() and not PeriodicTask.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("format", "options", "why"),
+    [
+        ("round-robin", {"rounds": -1}, "rounds is an option of swiss tournaments, not of round-robin"),
+        ("round-robin", {"rounds": 10**30}, "rounds is an option of swiss"),
+        ("swiss", {"cycles": 2}, "cycles is an option of round-robin tournaments, not of swiss"),
+        ("single", {"grand_final_reset": False}, "grand_final_reset is an option of double tournaments"),
+        ("round-robin", {"advance": 1}, "advance is an option of single and double tournaments"),
+        ("round-robin", {"cycles": [1]}, "cycles must be a whole number, not [1]"),
+        ("round-robin", {"cycles": "2"}, "cycles must be a whole number, not '2'"),
+        ("round-robin", {"cycles": True}, "cycles must be a whole number, not True"),
+        ("swiss", {"rounds": 2.5}, "rounds must be a whole number, not 2.5"),
+        ("double", {"grand_final_reset": "maybe"}, "grand_final_reset must be true or false, not 'maybe'"),
+        ("double", {"advance": {"n": 1}}, "advance must be a whole number"),
+    ],
+)
+def test_an_option_its_format_does_not_read_or_of_the_wrong_type_is_refused(  # type: ignore[no-untyped-def]
+    version_factory, format: str, options: dict[str, Any], why: str
+) -> None:
+    # Kept unread (a round robin's rounds: -1), taken for true ("maybe"), or answered with
+    # Python's words about comparing a list with an int: each is now a clear refusal.
+    versions = [version_factory() for _ in range(4)]
+    with pytest.raises(ApplicationError) as refused:
+        create(versions, format, options=options)
+    assert why in refused.value.message
+    with pytest.raises(ApplicationError) as refused_again:
+        recurring_tournament_save(
+            name="weekly", format=format, options=options, participation="open",
+            every=timedelta(days=7), next_run_at=soon(),
+        )  # fmt: skip
+    assert why in refused_again.value.message
+    assert not Tournament.objects.exists() and not RecurringTournament.objects.exists()
+
+
+def test_the_options_each_format_reads_pass(version_factory) -> None:  # type: ignore[no-untyped-def]
+    versions = [version_factory() for _ in range(4)]
+    create(versions, "round-robin", options={"cycles": 2})
+    create(versions, "swiss", options={"rounds": 2})
+    create(versions, "single", options={"advance": 1})
+    create(versions, "double", options={"advance": None, "grand_final_reset": False})
+    assert Tournament.objects.count() == 4
 
 
 def test_it_starts_at_its_time_by_a_one_off_beat_task_or_the_tick(version_factory) -> None:  # type: ignore[no-untyped-def]

@@ -31,6 +31,15 @@ from ...models import RecurringTournament, Tournament, TournamentEntry
 
 MAX_GAMES_PER_PAIRING = 1000
 
+# Which format reads each option, and what its value must be (tournaments/formats: Options).
+OPTION_FORMATS: dict[str, tuple[str, ...]] = {
+    "rounds": ("swiss",),
+    "cycles": ("round-robin",),
+    "advance": ("single", "double"),
+    "grand_final_reset": ("double",),
+}
+WHOLE_NUMBER_OPTIONS = frozenset({"rounds", "cycles", "advance"})
+
 
 # --- Settings ---------------------------------------------------------------------------------
 
@@ -62,6 +71,7 @@ def tournament_settings_check(
         raise ApplicationError(
             f"unknown options {', '.join(sorted(unknown))}; allowed: {', '.join(Tournament.FORMAT_OPTIONS)}"
         )
+    _check_option_values(format, options)
     if ruleset not in RULESETS:
         raise ApplicationError(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESETS)}")
     if not 1 <= games_per_pairing <= MAX_GAMES_PER_PAIRING:
@@ -77,6 +87,21 @@ def tournament_settings_check(
         formats.first_round(format, [formats.Entrant(id=n) for n in range(1, entrants + 1)], chosen)
     except (formats.FormatError, TypeError, ValueError) as error:
         raise ApplicationError(str(error)) from None
+
+
+def _check_option_values(format: str, options: dict[str, Any]) -> None:
+    """Each option is one its format reads, of its type: a round robin given ``rounds: -1`` kept
+    it unread, and ``cycles: [1]`` was answered with Python's own words about comparing a list."""
+    for name, value in sorted(options.items()):
+        readers = OPTION_FORMATS[name]
+        if format in Tournament.Format.values and format not in readers:
+            raise ApplicationError(f"{name} is an option of {' and '.join(readers)} tournaments, not of {format}")
+        if value is None and name in ("rounds", "advance"):  # the format's default
+            continue
+        if name in WHOLE_NUMBER_OPTIONS and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ApplicationError(f"{name} must be a whole number, not {value!r}")
+        if name == "grand_final_reset" and not isinstance(value, bool):
+            raise ApplicationError(f"grand_final_reset must be true or false, not {value!r}")
 
 
 # --- Creating and signing up ------------------------------------------------------------------
