@@ -102,7 +102,7 @@ def _host_and_port(url: str, location: str) -> tuple[str, str]:
         port = after[1:]
     else:
         host, _, port = location.partition(":")
-    if port and not (port.isdigit() and 0 < int(port) < 65536):
+    if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
         raise _refuse(url, f"has a port that is not a number from 1 to 65535 ({port!r})")
     return unquote(host), port
 

@@ -112,7 +112,7 @@ class Rate:
 def parse_rate(text: str) -> Rate:
     """``20/hour``, ``5/min``, ``100/day``..."""
     number, _, period = text.strip().partition("/")
-    if period not in PERIODS or not number.isdigit() or int(number) < 1:
+    if period not in PERIODS or not (number.isascii() and number.isdigit()) or int(number) < 1:
         raise ValueError(f"a rate looks like 20/hour (period s, min, hour or day), not {text!r}")
     name, seconds = PERIODS[period]
     return Rate(int(number), name, seconds)

@@ -105,6 +105,7 @@ def test_sqlite_urls(url: str, name: str) -> None:
         ("postgres://user:pw@host/", "names no database"),
         ("postgres://user:pw@host:port/db", "port that is not a number"),
         ("postgres://user:pw@host:99999/db", "port that is not a number"),
+        ("postgres://user:pw@host:²/db", "port that is not a number"),
         ("postgres://user:pw@[::1/db", "IPv6"),
         ("postgres://user:pw@host/db#x", "fragment"),
         ("postgres://user:pw@host/db?pool=maybe", "true or false"),

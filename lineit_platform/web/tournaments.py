@@ -96,7 +96,8 @@ def _my_bots(request: HttpRequest, tournament: Tournament) -> list[Bot]:
 def tournament_sign_up_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
     raw = request.POST.get("bot", "")
-    bot = Bot.objects.filter(pk=int(raw)).first() if raw.isdigit() and len(raw) < 19 else None
+    # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
+    bot = Bot.objects.filter(pk=int(raw)).first() if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
     if bot is None:
         messages.error(request, "Choose one of your bots.")
         return redirect("tournament-detail", pk=pk)

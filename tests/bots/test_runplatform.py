@@ -85,7 +85,9 @@ def test_a_process_that_ends_later_is_reported_by_the_watch() -> None:
     assert watch(processes, stopping=lambda: True) is None
 
 
-@pytest.mark.parametrize("bind", ["127.0.0.1:0", "127.0.0.1:http", "127.0.0.1:70000", "no-such-host.invalid:80"])
+@pytest.mark.parametrize(
+    "bind", ["127.0.0.1:0", "127.0.0.1:http", "127.0.0.1:70000", "127.0.0.1:²", "no-such-host.invalid:80"]
+)
 def test_a_bind_gunicorn_could_not_use_is_refused(bind: str) -> None:
     with pytest.raises(CommandError, match=r"^--bind "):
         listen_address(bind)

@@ -109,7 +109,7 @@ def test_a_cache_that_cannot_count_lets_requests_through(rate: Any) -> None:
         assert hit("uploads", fresh_ident(), cache=cache).count == 1
 
 
-@pytest.mark.parametrize("text", ["0/min", "ten/hour", "5/fortnight", "5", "-1/s"])
+@pytest.mark.parametrize("text", ["0/min", "ten/hour", "5/fortnight", "5", "-1/s", "²/hour", "٣/min"])
 def test_a_rate_must_be_readable(text: str) -> None:
     with pytest.raises(ValueError, match="20/hour"):
         parse_rate(text)

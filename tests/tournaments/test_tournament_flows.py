@@ -201,3 +201,18 @@ def test_owners_sign_up_on_the_page_while_sign_up_is_open(alice, bob, version_fa
     assert tournament.entries.count() == 1
     assert Client().post(sign_up, {"bot": mine.bot_id}).status_code == 302  # to the login page
     assert 'name="bot"' not in signed_in(alice).get(f"/tournaments/{tournament.pk}/").content.decode()
+
+
+@pytest.mark.parametrize("raw", ["²", "٣", "-1", "1e3", "", "99999999999999999999", "1\x00"])
+def test_a_sign_up_naming_no_bot_is_told_so_never_a_server_error(alice, version_factory, raw: str) -> None:  # type: ignore[no-untyped-def]
+    # '²' passed str.isdigit() and int() refused it: a 500.
+    version_factory(bot__owner=alice)
+    tournament = tournament_create(
+        name="Open", format="swiss", participation="open", starts_at=timezone.now() + timedelta(hours=1)
+    )
+    client = signed_in(alice)
+    client.raise_request_exception = False
+    response = client.post(f"/tournaments/{tournament.pk}/sign-up/", {"bot": raw})
+    assert response.status_code == 302
+    assert "Choose one of your bots." in client.get(response.url).content.decode()
+    assert not tournament.entries.exists()

@@ -112,7 +112,7 @@ def listen_address(bind: str) -> tuple[socket.AddressFamily, Any] | None:
         port = rest.removeprefix(":") or port
     elif bind.count(":") == 1:
         host, port = bind.split(":")
-    if not port.isdigit() or not 0 < int(port) < 65536:
+    if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
         raise CommandError(f"--bind {bind}: the port must be a number from 1 to 65535")
     try:
         family, _, _, _, address = socket.getaddrinfo(host or "0.0.0.0", int(port), type=socket.SOCK_STREAM)[0]
