@@ -111,8 +111,9 @@ def run(args: argparse.Namespace) -> int:
             if verbose:
                 print(f"sprt: {games} games: {summary_line(test)}", file=sys.stderr, flush=True)
     except (CommandError, KeyboardInterrupt):
-        if games:  # what was played is still worth reading
-            report(args, test, names, games, failures, "aborted")
+        if games:  # what was played is still worth reading (if a reader is left: SIGHUP, | head)
+            with contextlib.suppress(OSError):
+                report(args, test, names, games, failures, "aborted")
         raise
     report(args, test, names, games, failures, test.status() if test.status() != CONTINUE else "undecided")
     if any(failures):

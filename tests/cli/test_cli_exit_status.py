@@ -128,7 +128,7 @@ def test_unknown_options_name_the_help_of_their_own_command(lineit):
 def test_the_exit_statuses_are_documented_in_the_help_and_the_readme(lineit):
     help_text = lineit("--help").out
     readme = (REPOSITORY / "README.md").read_text()
-    statuses = [0, errors.FAILURE_EXIT, errors.USAGE_EXIT, errors.FORFEIT_EXIT, INTERNAL_ERROR_EXIT, 130, 143]
+    statuses = [0, errors.FAILURE_EXIT, errors.USAGE_EXIT, errors.FORFEIT_EXIT, INTERNAL_ERROR_EXIT, 129, 130, 143]
     for status in statuses:
         assert f"\n  {status} " in help_text
         assert f"| {status} |" in readme

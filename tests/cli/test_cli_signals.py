@@ -1,0 +1,129 @@
+"""The signals that end ``lineit`` (Ctrl-C, SIGTERM, SIGHUP when its terminal closes) stop the bots
+and leave no temporary folder, wherever they land: during start-up, during the games, twice in a
+row. Each run is a real process sent real signals (tests/sandbox/test_temporary_folders.py has
+the SIGKILL sweep)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lineit_platform.botkit.scratch import start_time
+
+SLOW_BOT = "import time\n\ndef act(observation):\n    time.sleep(0.05)\n    return observation['legal_actions'][0]\n"
+LINEIT = [sys.executable, "-m", "lineit_platform.cli"]
+COMMANDS = {
+    "match": ["match", "BOT", "random", "--games", "200"],
+    "tournament": ["tournament", "BOT", "random", "greedy", "--games-per-pairing", "40"],
+    "sprt": ["sprt", "BOT", "random", "--batch", "20", "--max-games", "400"],
+}
+
+
+def owned_by(temporary: Path, pid: int) -> list[str]:
+    return sorted(path.name for path in temporary.iterdir() if f"-{pid}-" in path.name)
+
+
+def start(tmp_path: Path, command: str = "match") -> tuple[subprocess.Popen[str], Path]:
+    """``lineit COMMAND`` of a slow bot in a subprocess whose temporary directory is
+    ``tmp_path/tmp``, returned once its bots are staged and playing."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    bot = tmp_path / "slow_bot.py"
+    bot.write_text(SLOW_BOT)
+    argv = [str(bot) if arg == "BOT" else arg for arg in COMMANDS[command]]
+    process = subprocess.Popen(
+        [*LINEIT, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        kinds = {name.split("-")[1] for name in owned_by(temporary, process.pid)}
+        if {"bot", "runtime"} <= kinds:
+            time.sleep(0.3)  # into the games
+            return process, temporary
+        time.sleep(0.02)
+    process.kill()
+    raise AssertionError(f"lineit never staged its bots: {process.communicate()[1]}")
+
+
+def assert_stopped_cleanly(process: subprocess.Popen[str], temporary: Path, status: int, said: str) -> None:
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == status, err
+    assert err.strip() == f"lineit: {said}", err  # one line, no traceback
+    assert owned_by(temporary, process.pid) == []
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_sighup_stops_every_command_and_removes_its_folders(tmp_path: Path, command: str) -> None:
+    """A closed terminal sends SIGHUP: its default action ended lineit with its folders left."""
+    process, temporary = start(tmp_path, command)
+
+    process.send_signal(signal.SIGHUP)
+
+    assert_stopped_cleanly(process, temporary, 129, "hung up")
+
+
+@pytest.mark.parametrize(
+    ("number", "status", "said"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+)
+def test_signals_repeated_during_the_clean_up_are_ignored(tmp_path: Path, number: int, status: int, said: str) -> None:
+    """Ctrl-C pressed again and again, or SIGTERM sent until the process is gone: the first one
+    stops the match, the others neither cut its clean-up short nor kill it on its way out."""
+    process, temporary = start(tmp_path)
+
+    while process.poll() is None:
+        process.send_signal(number)
+        time.sleep(0.002)
+
+    assert_stopped_cleanly(process, temporary, status, said)
+
+
+def test_a_folder_of_its_own_that_nothing_took_charge_of_is_removed_after_a_signal(tmp_path: Path) -> None:
+    """Code interrupted between making a folder and taking charge of it leaves one behind (the
+    sandbox's runtime was seen left so): lineit removes every folder of its own on the way out."""
+    process, temporary = start(tmp_path)
+    orphan = temporary / f"lineit-bot-{process.pid}-{start_time(process.pid)}-orphan"
+    (orphan / "bot").mkdir(parents=True)
+    (orphan / "bot" / "bot.py").write_text(SLOW_BOT)
+    (orphan / "bot").chmod(0o500)
+    unrelated = temporary / "lineit-bot-1-1-someone-elses"
+    unrelated.mkdir()
+
+    process.send_signal(signal.SIGTERM)
+
+    assert_stopped_cleanly(process, temporary, 143, "terminated")
+    assert unrelated.is_dir()
+
+
+def test_the_signal_handlers_are_in_place_before_the_commands_are_imported(tmp_path: Path) -> None:
+    """Importing the commands (the engine, the formats and their libraries) is most of the
+    start-up: a Ctrl-C during it printed a KeyboardInterrupt traceback. main() now handles the
+    signals first and imports the commands after."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, lineit_platform.cli.main; print(sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "lineit_platform.cli.match" not in loaded and "lineit_platform.engine" not in loaded
+
+    process = subprocess.Popen([*LINEIT, "rules"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    hup = 1 << (signal.SIGHUP - 1)
+    while process.poll() is None:  # as soon as main() handles SIGHUP (Python itself never does)
+        status = Path(f"/proc/{process.pid}/status").read_text()
+        caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+        if caught & hup:
+            process.send_signal(signal.SIGINT)
+            break
+    _, err = process.communicate(timeout=60)
+    assert "Traceback" not in err
+    assert (process.returncode, err.strip()) in {(130, "lineit: interrupted"), (0, "")}, err
