@@ -30,7 +30,8 @@ exit status:
   1    the command ran and something failed: an unreadable file, a replay that does not verify,
        no sandbox, a sandbox that did not start, a reader of the output that left (| head)
   2    the command line is wrong, nothing was played: an unknown option, a bad value, a bot
-       that names no file and no built-in, a zip or folder without bot.py
+       that names no file and no built-in, a zip or folder without bot.py, a named pipe or a
+       device given as a bot
   3    a bot failed (match, tournament, sprt): it forfeited at least one game (an exception,
        an illegal move, a timeout, a bad return value) or never loaded; the results are printed
   70   a bug in lineit itself (LINEIT_DEBUG=1 shows the traceback)

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -111,13 +112,34 @@ def run(args: argparse.Namespace) -> int:
 def resolve_sources(specs: list[str]) -> list[BotSource]:
     if not MIN_PLAYERS <= len(specs) <= MAX_PLAYERS:
         raise UsageError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots, got {len(specs)}")
+    return resolve_entrants(specs)
+
+
+def resolve_entrants(specs: list[str]) -> list[BotSource]:
+    """The bots of a match, a tournament or an sprt, each refused at once (UsageError) unless it
+    names a built-in, a .py file, a .zip package or a folder with bot.py."""
     sources = []
     for spec in specs:
+        refuse_special_file(spec)
         try:
             sources.append(resolve_bot(spec))
         except BotNotFound as error:
             raise UsageError(str(error)) from None
     return distinct_names(sources)
+
+
+def refuse_special_file(spec: str) -> None:
+    """A named pipe, a device or a socket (or a link to one) is no bot, whatever its name ends in:
+    opening a pipe waits for a writer for good, and /dev/zero never ends."""
+    try:
+        mode = Path(spec).expanduser().stat().st_mode
+    except (OSError, ValueError):
+        return  # no such file (or a built-in's name): resolve_bot says what it is
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise UsageError(
+            f"{spec}: not a regular file (a named pipe, a device or a socket): "
+            "a bot is a .py file, a .zip package or a folder with bot.py"
+        )
 
 
 def distinct_names(sources: list[BotSource]) -> list[BotSource]:

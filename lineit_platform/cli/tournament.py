@@ -17,7 +17,7 @@ from typing import Any
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.referee import GameRecord, MatchResult
 from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import BUILTIN_NAMES, BotNotFound, BotSource, resolve_bot
+from lineit_platform.botkit.sources import BUILTIN_NAMES, BotSource
 from lineit_platform.botkit.untrusted import safe_text
 from lineit_platform.engine import RULESETS, STANDARD
 from tournaments import formats
@@ -25,7 +25,7 @@ from tournaments.formats.api import bracket_state, planned_rounds
 from tournaments.formats.bracket import FINAL, LOSERS, WINNERS, tree_order
 
 from .errors import BotsForfeited, CommandError, UsageError
-from .match import bot_failures, bots_never_loaded, distinct_names, play
+from .match import bot_failures, bots_never_loaded, play, resolve_entrants
 from .progress import Progress
 from .report import format_rows, replay_name
 
@@ -82,7 +82,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sources = resolve_sources(args.bots)
+    sources = resolve_entrants(args.bots)
     options = tournament_options(args)
     entrants = [formats.Entrant(id=i, rating=float(len(sources) - i), name=s.name) for i, s in enumerate(sources)]
     try:
@@ -110,16 +110,6 @@ def run(args: argparse.Namespace) -> int:
         names = [sources[entrant].name for entrant in sorted(runner.failed)]
         raise BotsForfeited(f"{len(names)} bot(s) failed in some games: {', '.join(map(repr, names))}")
     return 0
-
-
-def resolve_sources(specs: list[str]) -> list[BotSource]:
-    sources = []
-    for spec in specs:
-        try:
-            sources.append(resolve_bot(spec))
-        except BotNotFound as error:
-            raise UsageError(str(error)) from None
-    return distinct_names(sources)
 
 
 def prepare_replay_folder(folder: Path | None) -> Path | None:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -143,3 +144,25 @@ def test_the_installed_command_exits_with_the_same_status(tmp_path: Path):
     refused = subprocess.run([*lineit, "match", "random", "--gmaes"], capture_output=True, text=True)
     assert (played.returncode, refused.returncode) == (3, 2), played.stderr + refused.stderr
     assert refused.stderr == "lineit: error: unrecognized arguments: --gmaes (see 'lineit match --help')\n"
+
+
+@pytest.mark.parametrize("command", ["match", "tournament", "sprt"])
+def test_a_bot_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path: Path, command):
+    """A named pipe called bot.zip blocked lineit for good (the zip check opened it), one called
+    bot.py played every game as a load failure, and a link to /dev/zero would be read, in
+    process, until memory ran out: each is refused at once, like a file of another kind (a
+    subprocess, so that the old behaviour fails the test instead of hanging it)."""
+    pipe_zip, pipe_py, zero = tmp_path / "pipe.zip", tmp_path / "pipe.py", tmp_path / "zero.py"
+    os.mkfifo(pipe_zip)
+    os.mkfifo(pipe_py)
+    zero.symlink_to("/dev/zero")
+    for bot in (pipe_zip, pipe_py, zero):
+        done = subprocess.run(
+            [sys.executable, "-m", "lineit_platform.cli", command, str(bot), "random", "--in-process"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done.stderr
+        assert done.stdout == "" and done.stderr.startswith(f"lineit: error: {bot}: not a regular file")
+        assert done.stderr.count("\n") == 1
