@@ -92,7 +92,7 @@ def results_table(result: MatchResult, replays: Path | None = None) -> str:
             f"Note: {spec.games} games is not a multiple of {spec.num_players}: the last deck was not played in every seat."
         )
     if replays is not None:
-        lines.append(f"Replays: {replays}/ (see them with 'lineit show FILE')")
+        lines.append(f"Replays: {safe_text(replays)}/ (see them with 'lineit show FILE')")
     if result.failures:
         lines += ["", *failure_lines(result, replays)]
     return "\n".join(lines)
@@ -177,7 +177,7 @@ def failure_lines(result: MatchResult, replays: Path | None) -> list[str]:
             continue
         if first.decision >= 0 and replays is not None:
             path = replays / replay_name(first.game, result.spec.games)
-            lines.append(f"      see it: lineit show {path} --decision {first.decision}")
+            lines.append(f"      see it: lineit show {safe_text(path)} --decision {first.decision}")
         text = first.stderr_tail.strip("\n")
         tail = without_platform_frames(text.split("\n") if text else [])[-STDERR_TAIL_LINES:]
         if tail:

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             print()
             print(bracket_text(state))
         if replays is not None:
-            print(f"\nReplays: {replays}/round-NN-table-NN/ (see them with 'lineit show FILE')")
+            print(f"\nReplays: {safe_text(replays)}/round-NN-table-NN/ (see them with 'lineit show FILE')")
     if runner.never_loaded():
         raise BotsForfeited("; ".join(runner.never_loaded()))
     if runner.failed:
@@ -141,7 +141,7 @@ def tournament_options(args: argparse.Namespace) -> formats.Options:
     return formats.Options(
         table_size=args.table_size,
         rounds=args.rounds,
-        cycles=args.cycles or 1,
+        cycles=args.cycles if args.cycles is not None else 1,
         advance=args.advance,
         grand_final_reset=not args.no_reset,
         games_per_pairing=games,

@@ -170,3 +170,18 @@ def test_a_replay_file_cannot_fill_the_terminal_with_one_text(lineit, hostile_re
     assert verify.status == refused.status == 1
     assert len(verify.out) < 1_200 and "more characters)" in verify.out
     assert len(refused.err) < 2_100 and refused.err.count("\n") == 1
+
+
+def test_the_replay_folder_named_in_a_report_is_escaped(lineit, tmp_path: Path):
+    """The folder is the caller's, but a script may pass on a name from anywhere."""
+    folder = tmp_path / "\x1b]0;title\x07out"
+
+    match = lineit("match", HOSTILE / "exception_message.py", "random", "--games", "2", "--replays", folder)
+    tournament = lineit(
+        "tournament", "random", "greedy", "--games-per-pairing", "2", "--in-process", "--replays", folder
+    )
+
+    for outcome in (match, tournament):
+        assert_terminal_safe(outcome.out, tier_lines=1 if outcome is match else 0)
+        assert "\\x1b]0;title\\x07out/" in outcome.out
+    assert "see it: lineit show " in match.out

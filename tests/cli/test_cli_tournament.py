@@ -102,6 +102,7 @@ def test_double_elimination_at_tables_of_three_has_a_lower_bracket_and_one_champ
         (("random", "greedy", "--format", "swiss", "--rounds", "9"), ("plays 1 to 1 rounds",)),
         (("random", "greedy", "--format", "knockout"), ("invalid choice",)),
         (("random", "greedy", "--games-per-pairing", "0"), ("games must be",)),
+        (("random", "greedy", "--cycles", "0"), ("cycles must be from 1 to 10, not 0",)),  # was one cycle
         (("random", "greedy", "random", "--format", "double", "--table-size", "3", "--advance", "2"), ("1 to 1",)),
     ],
 )
