@@ -79,6 +79,14 @@ def env_int_list(name: str, default: list[int]) -> list[int]:
         raise ImproperlyConfigured(f"{name} must be a comma-separated list of integers, not {items!r}") from None
 
 
+def make_folder(path: Path, name: str) -> None:
+    """A folder the settings need, made now; a path that cannot be one names its variable."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ImproperlyConfigured(f"{name}: cannot make the folder {path}: {error.strerror or error}") from None
+
+
 # --- Core -------------------------------------------------------------------------------------
 
 DEBUG = env_bool("DEBUG", False)
@@ -173,7 +181,7 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+    make_folder(Path(DATABASES["default"]["NAME"]).parent, "DATABASE_URL")
     # Workers and the web process share the file: wait for a lock rather than fail at once.
     DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -263,7 +271,7 @@ if CELERY_BROKER_URL.startswith("filesystem"):
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
         "store_processed": False,
     }
-    _BROKER_FOLDER.mkdir(parents=True, exist_ok=True)
+    make_folder(_BROKER_FOLDER, "VAR_DIR")
 else:
     # Redis gives an unacknowledged message back only after the visibility timeout: it must be
     # longer than the longest match, or a healthy long match would run twice.
@@ -431,7 +439,7 @@ INSTALLED_APPS.append("lineit_platform.web")  # its template tags and static fil
 # runplatform serves the pages with gunicorn and no collectstatic step: let WhiteNoise find the
 # files where they are. Set it to false once STATIC_ROOT is filled by collectstatic.
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every start-up without it
+make_folder(STATIC_ROOT, "STATIC_ROOT")  # WhiteNoise warns on every start-up without it
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"

@@ -105,3 +105,50 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def run_platform(tmp_path: Path, **environment: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "CELERY_BROKER_URL": "filesystem://",
+        "VAR_DIR": str(tmp_path / "var"),
+        **environment,
+    }
+    command = [sys.executable, "manage.py", "runplatform", "--bind", f"127.0.0.1:{free_port()}", "--concurrency", "1"]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("environment", "reason"),
+    [
+        ({"CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}, "cannot reach the broker (CELERY_BROKER_URL): "),
+        (
+            {"DATABASE_URL": "postgres://postgres@127.0.0.1:1/lineit", "DEBUG": "true"},
+            "cannot reach the database (DATABASE_URL): ",
+        ),
+    ],
+)
+def test_a_broker_or_database_out_of_reach_stops_runplatform_before_anything_starts(
+    tmp_path: Path, environment: dict[str, str], reason: str
+) -> None:
+    """An unreachable broker used to start the platform anyway (web up, "started", matches never
+    played, the worker retrying for ever); an unreachable database ended in a traceback."""
+    done = run_platform(tmp_path, **environment)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stderr.strip().splitlines()[-1]  # after the system check's warnings, if any
+    assert last.startswith(f"CommandError: {reason}") and "Traceback" not in done.stderr, done.stderr
+    assert "Connection refused" in last and "started" not in done.stdout
+
+
+def test_a_var_dir_that_cannot_be_made_names_the_variable(tmp_path: Path) -> None:
+    occupied = tmp_path / "occupied"
+    occupied.write_text("a file where VAR_DIR's folder should be")
+
+    done = run_platform(tmp_path, VAR_DIR=str(occupied / "var"))
+
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("django.core.exceptions.ImproperlyConfigured: VAR_DIR: cannot make the folder "), last
+    assert "Not a directory" in last

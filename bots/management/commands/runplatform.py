@@ -49,6 +49,9 @@ class Command(BaseCommand):
         address = listen_address(options["bind"])
         if address is not None:
             check_free(address, options["bind"])
+        # So is a broker or a database out of reach: the platform would start and play nothing.
+        check_broker()
+        check_database()
         call_command("migrate", interactive=False, verbosity=0)
         call_command("register_builtin_bots")
         bin_dir = Path(sys.executable).parent
@@ -133,6 +136,33 @@ def check_free(address: tuple[socket.AddressFamily, Any], bind: str) -> None:
         except OSError as error:
             reason = error.strerror or str(error)
             raise CommandError(f"cannot listen on {bind}: {reason} (another server? choose another --bind)") from None
+
+
+def check_broker() -> None:
+    """Connect to the broker once (the worker would retry for ever while the web answers)."""
+    from kombu.exceptions import OperationalError
+
+    from lineit_platform.celery import app
+
+    try:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=5)
+    except OperationalError as error:
+        raise CommandError(f"cannot reach the broker (CELERY_BROKER_URL): {one_line(error)}") from None
+
+
+def check_database() -> None:
+    from django.db import DatabaseError, connection
+
+    try:
+        connection.ensure_connection()
+    except DatabaseError as error:
+        raise CommandError(f"cannot reach the database (DATABASE_URL): {one_line(error)}") from None
+
+
+def one_line(error: Exception) -> str:
+    """A driver's message on one line (psycopg adds a hint on a line of its own)."""
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def start(name: str, command: list[str]) -> subprocess.Popen[bytes]:
