@@ -55,6 +55,15 @@ def start(tmp_path: Path, command: str = "match") -> tuple[subprocess.Popen[str]
     raise AssertionError(f"lineit never staged its bots: {process.communicate()[1]}")
 
 
+def signal_mask(pid: int, field: str) -> int:
+    """A mask of /proc/PID/status (SigCgt: caught, SigIgn: ignored); 0 once the process is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return 0
+    return int(next(line for line in status.splitlines() if line.startswith(f"{field}:")).split()[1], 16)
+
+
 def assert_stopped_cleanly(process: subprocess.Popen[str], temporary: Path, status: int, said: str) -> None:
     _, err = process.communicate(timeout=60)
     assert process.returncode == status, err
@@ -119,11 +128,32 @@ def test_the_signal_handlers_are_in_place_before_the_commands_are_imported(tmp_p
     process = subprocess.Popen([*LINEIT, "rules"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     hup = 1 << (signal.SIGHUP - 1)
     while process.poll() is None:  # as soon as main() handles SIGHUP (Python itself never does)
-        status = Path(f"/proc/{process.pid}/status").read_text()
-        caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
-        if caught & hup:
+        if signal_mask(process.pid, "SigCgt") & hup:
             process.send_signal(signal.SIGINT)
             break
     _, err = process.communicate(timeout=60)
     assert "Traceback" not in err
     assert (process.returncode, err.strip()) in {(130, "lineit: interrupted"), (0, "")}, err
+
+
+def test_a_signal_ignored_when_lineit_started_stays_ignored(tmp_path: Path) -> None:
+    """Under nohup, SIGHUP is ignored: a closed terminal must not stop the match then."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process = subprocess.Popen(
+        [*LINEIT, "match", "random", "random", "--games", "20", "--in-process"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # what nohup does
+    )
+    hup = 1 << (signal.SIGHUP - 1)
+    while process.poll() is None:  # once main() has looked at the signals
+        if signal_mask(process.pid, "SigCgt") & (1 << (signal.SIGTERM - 1)):
+            assert signal_mask(process.pid, "SigIgn") & hup
+            process.send_signal(signal.SIGHUP)
+            break
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "Sandbox tier: in-process" in out
