@@ -30,8 +30,8 @@ exit status:
   1    the command ran and something failed: an unreadable file, a replay that does not verify,
        no sandbox, a sandbox that did not start, a reader of the output that left (| head)
   2    the command line is wrong, nothing was played: an unknown option, a bad value, a bot
-       that names no file and no built-in, a zip or folder without bot.py, a named pipe or a
-       device given as a bot
+       that names no file and no built-in, a zip or folder without bot.py, a zip the sandbox
+       would not unpack, a named pipe or a device given as a bot
   3    a bot failed (match, tournament, sprt): it forfeited at least one game (an exception,
        an illegal move, a timeout, a bad return value) or never loaded; the results are printed
   70   a bug in lineit itself (LINEIT_DEBUG=1 shows the traceback)
@@ -113,12 +113,13 @@ class StopSignals:
         self.received = number
         raise Stopped(number)
 
-    def restore(self) -> None:
-        """The handlers from before; after a signal, ignore them instead: the process is on its
-        way out, and another signal must neither raise where nothing catches it nor, once Python
-        puts the default actions back at exit, kill it with a status of its own."""
+    def restore(self, *, exiting: bool) -> None:
+        """The handlers from before, unless the process is on its way out (after a signal, or at
+        the end of the ``lineit`` program itself): then the signals are ignored, since another one
+        must neither raise where nothing catches it nor, once Python puts the default actions
+        back at exit, kill the process with a status of its own."""
         for number, previous in self.previous.items():
-            signal.signal(number, previous if self.received is None else signal.SIG_IGN)
+            signal.signal(number, signal.SIG_IGN if exiting or self.received is not None else previous)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return INTERNAL_ERROR_EXIT
     finally:
-        signals.restore()
+        signals.restore(exiting=argv is None)  # None: the command line of this process, which ends now
 
 
 def remove_own_folders() -> None:

@@ -122,9 +122,11 @@ def resolve_entrants(specs: list[str]) -> list[BotSource]:
     for spec in specs:
         refuse_special_file(spec)
         try:
-            sources.append(resolve_bot(spec))
+            source = resolve_bot(spec)
         except BotNotFound as error:
             raise UsageError(str(error)) from None
+        refuse_unstageable(source)
+        sources.append(source)
     return distinct_names(sources)
 
 
@@ -151,6 +153,25 @@ def distinct_names(sources: list[BotSource]) -> list[BotSource]:
         count = seen[source.name]
         named.append(source if count == 1 else dataclasses.replace(source, name=f"{source.name}#{count}"))
     return named
+
+
+def refuse_unstageable(source: BotSource) -> None:
+    """Stage the bot once as the sandbox will (and throw that away): a package it would refuse to
+    unpack (an unsafe path, a link, an entry given twice, a zip bomb) would fail every game as a
+    load failure, so it is refused now, like a zip without bot.py, with the sandbox's reason.
+    In process too: the same file must get the same answer."""
+    if source.builtin or source.path.is_dir():
+        return  # a folder is bound as it is, never unpacked
+    try:
+        from lineit_platform.sandbox.runtime import BotStagingError, stage_bot
+    except ImportError:
+        return  # no sandbox here: --in-process loads the bot, and says why it cannot
+    try:
+        stage_bot(source.path).cleanup()
+    except BotStagingError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"{source.path}: cannot read: {error.strerror or error}") from None
 
 
 def match_spec(args: argparse.Namespace, num_players: int) -> MatchSpec:

@@ -166,3 +166,36 @@ def test_a_bot_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path: Pa
         assert done.returncode == 2, done.stderr
         assert done.stdout == "" and done.stderr.startswith(f"lineit: error: {bot}: not a regular file")
         assert done.stderr.count("\n") == 1
+
+
+GOOD_BOT = "def act(observation):\n    return observation['legal_actions'][0]\n"
+
+
+def unstageable_zips(folder: Path) -> dict[Path, str]:
+    """Zips with bot.py at their root that the sandbox refuses to unpack, with why."""
+    link = zipfile.ZipInfo("helper.py")
+    link.external_attr = 0o120777 << 16  # a symbolic link
+    bomb = zipfile.ZipInfo("padding.bin")
+    with zipfile.ZipFile(folder / "link.zip", "w") as archive:
+        archive.writestr("bot.py", GOOD_BOT)
+        archive.writestr(link, "/etc/passwd")
+    with zipfile.ZipFile(folder / "bomb.zip", "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bot.py", GOOD_BOT)
+        archive.writestr(bomb, b"\0" * (65 * 2**20))  # 65 MiB that compress to 64 KiB
+    return {
+        zip_of(folder / "escape.zip", {"bot.py": GOOD_BOT, "../\x1b]0;x\x07outside.py": "x"}): "unsafe path",
+        zip_of(folder / "twice.zip", {"bot.py": GOOD_BOT, "lib": "x", "lib/a.py": "x"}): "given twice",
+        folder / "link.zip": "'helper.py' is not a plain file",
+        folder / "bomb.zip": "unpacks to more than",
+    }
+
+
+@pytest.mark.parametrize("command", [["match", "--in-process"], ["match"], ["tournament"], ["sprt"]])
+def test_a_zip_the_sandbox_would_not_unpack_is_refused_at_once(lineit, tmp_path: Path, command):
+    """Each of these played every game as a load failure and exited 3; like a zip without bot.py,
+    they are refused before anything is played, by the sandbox's own unpacking rules."""
+    for path, fragment in unstageable_zips(tmp_path).items():
+        outcome = lineit(command[0], path, "random", *command[1:], "--progress")
+        assert_one_line_error(outcome, 2, f"{path.name}: ", fragment)
+        assert outcome.out == ""
+        assert "\x1b" not in outcome.err
