@@ -27,6 +27,7 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
             problems.append(
                 Error(f"LADDER_RULESETS names {ruleset!r}; rulesets are {', '.join(RULESETS)}", id="lineit.E002")
             )
+    problems += _match_durations()
     if settings.MATCH_SOFT_MARGIN_SECONDS >= settings.MATCH_TIME_LIMIT_SECONDS:
         problems.append(Error("MATCH_SOFT_MARGIN_SECONDS must be below MATCH_TIME_LIMIT_SECONDS", id="lineit.E003"))
     timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
@@ -92,6 +93,44 @@ def check_production_secret_key(app_configs: Any = None, **kwargs: Any) -> list[
             id="lineit.E007",
         )
     ]
+
+
+def _match_durations() -> list[Error | Warning]:
+    """The ladder's matches, and the longest test match the API admits, must fit the match time
+    limit under the default limits (tournaments.services.matches.match_duration_check refuses a
+    match that does not), and one game the lease, which only a finished game renews."""
+    from lineit_platform.botkit.limits import Limits
+    from lineit_platform.botkit.schedule import longest_seconds
+    from lineit_platform.errors import ApplicationError
+    from tournaments.services.matches import match_duration_check
+
+    found: list[Error | Warning] = []
+    longest_game = longest_seconds(MAX_PLAYERS, 1, Limits())
+    if longest_game > settings.MATCH_LEASE_SECONDS:
+        found.append(
+            Warning(
+                f"MATCH_LEASE_SECONDS ({settings.MATCH_LEASE_SECONDS} s) is shorter than one game of "
+                f"{MAX_PLAYERS} bots may last under the default limits ({longest_game:.0f} s): the sweeper "
+                "would take such a match for lost while it still plays, and run it again",
+                id="lineit.W005",
+            )
+        )
+    for size in (size for size in settings.LADDER_TABLE_SIZES if MIN_PLAYERS <= size <= MAX_PLAYERS):
+        try:
+            match_duration_check(num_players=size, games=size * settings.LADDER_DEALS_PER_MATCH, limits=Limits())
+        except ApplicationError as error:
+            found.append(Error(f"every ladder match of {size} bots would be refused: {error}", id="lineit.E008"))
+    try:
+        match_duration_check(num_players=MAX_PLAYERS, games=settings.API_MATCH_MAX_GAMES, limits=Limits())
+    except ApplicationError as error:
+        found.append(
+            Warning(
+                f"API_MATCH_MAX_GAMES admits test matches the time limits refuse: {error}. Raise "
+                "MATCH_TIME_LIMIT_SECONDS, or lower API_MATCH_MAX_GAMES",
+                id="lineit.W004",
+            )
+        )
+    return found
 
 
 @register(Tags.security, deploy=True)

@@ -237,12 +237,16 @@ SYSTEM_USERNAME = env_str("SYSTEM_USERNAME", "lineit")
 
 # --- Matches, sandbox and ladder --------------------------------------------------------------
 
-# Hard limit on one match task; the soft limit comes MATCH_SOFT_MARGIN_SECONDS earlier.
-MATCH_TIME_LIMIT_SECONDS = env_int("MATCH_TIME_LIMIT_SECONDS", 3600, minimum=10)
+# Hard limit on one match task; the soft limit comes MATCH_SOFT_MARGIN_SECONDS earlier. A match is
+# refused when its bots, using every second their limits give them, could take longer
+# (botkit.schedule.longest_seconds): 8 hours admit API_MATCH_MAX_GAMES (100) games of five bots
+# under the default limits.
+MATCH_TIME_LIMIT_SECONDS = env_int("MATCH_TIME_LIMIT_SECONDS", 8 * 3600, minimum=10)
 MATCH_SOFT_MARGIN_SECONDS = env_int("MATCH_SOFT_MARGIN_SECONDS", 30, minimum=1)
 # A running match holds a lease (its deadline), renewed as its games finish. The sweeper requeues
-# a match whose lease ran out: its worker died. Must exceed the longest single game.
-MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 300, minimum=2)
+# a match whose lease ran out: its worker died. It must exceed the longest game (five bots using
+# every second of the default limits: 420 s; system check lineit.W005).
+MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 600, minimum=2)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=100)
 MATCH_RETRY_DELAY_SECONDS = env_int("MATCH_RETRY_DELAY_SECONDS", 10, minimum=0)
 # A queued match whose message may have been lost is sent again after this long.

@@ -5,9 +5,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from lineit_platform.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD
+from lineit_platform.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD, rounds_in_game
+
+from .limits import Limits
 
 MAX_GAMES = 100_000
+# Take, play and close are separate decisions; the final plays add at most three more.
+DECISIONS_PER_ROUND = 3
+FINAL_DECISIONS = 3
 
 
 @dataclass(frozen=True)
@@ -60,3 +65,21 @@ def game_plans(spec: MatchSpec) -> list[GamePlan]:
         seats = tuple((seat - rotation) % n for seat in range(n))
         plans.append(GamePlan(index, deal, deck_seed(spec.seed, deal), seats))
     return plans
+
+
+def most_decisions(num_players: int, games: int = 1) -> int:
+    """The most decisions one entrant can be asked for over ``games`` games (an entrant sits in
+    every game of its match)."""
+    return games * (rounds_in_game(num_players) * DECISIONS_PER_ROUND + FINAL_DECISIONS)
+
+
+def longest_seconds(num_players: int, games: int, limits: Limits) -> float:
+    """The longest ``games`` games can last with every bot using all the time its limits give it:
+    for each decision its allowance, and its bank once over the match, never more than the
+    per-move cap; for each game its start_game and end_game; and a start of its process for the
+    first game and after each failed one (a bot is stopped after ``max_failures``). A match, a
+    task or a lease shorter than this would cut short a match no bot has lost yet."""
+    decisions = most_decisions(num_players, games)
+    thinking = min(decisions * limits.move_timeout_seconds, decisions * limits.move_seconds + limits.bank_seconds)
+    calls = 2 * games + min(games, limits.max_failures + 1)
+    return num_players * (thinking + calls * limits.startup_seconds)

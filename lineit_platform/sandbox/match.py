@@ -7,16 +7,11 @@ from collections.abc import Callable
 
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.referee import GameRecord, MatchResult, run_match
-from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.schedule import MatchSpec, most_decisions
 from lineit_platform.botkit.sources import BotSource
-from lineit_platform.engine import rounds_in_game
 
 from .player import SandboxedPlayer, TurnGate, default_cpu_seconds
 from .tiers import require_tier
-
-# take, play and close are separate decisions; final plays add two more
-DECISIONS_PER_ROUND = 3
-FINAL_DECISIONS = 3
 
 
 def run_sandboxed_match(
@@ -37,8 +32,7 @@ def run_sandboxed_match(
     """
     limits = limits or Limits()
     chosen = require_tier(tier)
-    decisions = spec.games * (rounds_in_game(spec.num_players) * DECISIONS_PER_ROUND + FINAL_DECISIONS)
-    cpu_seconds = default_cpu_seconds(limits, decisions)
+    cpu_seconds = default_cpu_seconds(limits, most_decisions(spec.num_players, spec.games))
     gate = TurnGate()
     previous_affinity = _pin_to_one_cpu() if pin_cpu else None
     players = [SandboxedPlayer(source, limits, tier=chosen, cpu_seconds=cpu_seconds, gate=gate) for source in sources]

@@ -230,3 +230,13 @@ def test_a_date_filter_with_an_offset_postgresql_cannot_hold_is_compared_in_utc(
     assert response.status_code == 200, response.content
     response = APIClient().get("/api/matches/", {"created_after": "2026-06-06T10:21:43-18:06"})
     assert response.status_code == 200, response.content
+
+
+@override_settings(MATCH_TIME_LIMIT_SECONDS=1830, MATCH_SOFT_MARGIN_SECONDS=30)
+def test_a_match_request_longer_than_a_match_may_last_is_a_clear_400(alice, as_user, version_factory) -> None:  # type: ignore[no-untyped-def]
+    mine, other = version_factory(bot__owner=alice), version_factory()
+
+    error = assert_error(request(as_user(alice), mine.pk, [other.pk], games=14), 400)
+
+    assert "may take up to 1834 s" in error["message"]
+    assert Match.objects.count() == 0

@@ -17,16 +17,17 @@ from django.test import override_settings
 
 from bots.models import BotVersion
 from bots.services import bot_create, bot_version_upload, builtin_bots_register
+from lineit_platform.botkit.limits import Limits
 from tournaments.models import Game, Match, RatingEvent
 from tournaments.services import ladder_tick, match_schedule, matches_sweep, ratings_recompute
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 WORKER_ENVIRONMENT = {
-    "MATCH_LEASE_SECONDS": "6",
-    "MATCH_TIME_LIMIT_SECONDS": "120",
+    "MATCH_LEASE_SECONDS": "6",  # far below a game of the default limits (a warning): quick recoveries
+    "MATCH_TIME_LIMIT_SECONDS": "3600",  # admits the tests' matches under the default limits
     "MATCH_SOFT_MARGIN_SECONDS": "10",
-    "CELERY_VISIBILITY_TIMEOUT": "300",
+    "CELERY_VISIBILITY_TIMEOUT": "3720",
     "MATCH_RETRY_DELAY_SECONDS": "1",
 }
 
@@ -89,7 +90,8 @@ def test_ladder_matches_played_concurrently_give_the_recomputed_ratings(start_wo
 
 def test_a_worker_killed_mid_match_loses_nothing_and_counts_nothing_twice(start_worker, version_factory) -> None:  # type: ignore[no-untyped-def]
     versions = [version_factory(), version_factory()]
-    match = match_schedule(versions=versions, games=300, ranked=True, seed=42)
+    quick = Limits(move_seconds=0.05, bank_seconds=1, move_timeout_seconds=0.5, startup_seconds=2)
+    match = match_schedule(versions=versions, games=300, ranked=True, seed=42, limits=quick)  # fits the time limit
     first = start_worker()
     wait_for(lambda: Match.objects.get(pk=match.pk).games_played > 0, "the match to be under way")
     first.stop(signal.SIGKILL)

@@ -20,7 +20,7 @@ from bots.runner import sandbox_match_run
 from bots.services import bot_validations_resend
 from lineit_platform.botkit.limits import Limits
 from lineit_platform.botkit.referee import GameRecord, MatchResult, PlatformFailure
-from lineit_platform.botkit.schedule import MatchSpec
+from lineit_platform.botkit.schedule import MatchSpec, longest_seconds
 from lineit_platform.botkit.untrusted import storable_text
 from lineit_platform.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
@@ -43,6 +43,20 @@ def _ended(match: Match) -> None:
     from .tournaments import tournament_match_ended
 
     tournament_match_ended(match=match)
+
+
+def match_duration_check(*, num_players: int, games: int, limits: Limits) -> None:
+    """ApplicationError unless such a match fits the match task's time limit
+    (MATCH_TIME_LIMIT_SECONDS, less the soft margin) even if every bot uses all the time its limits
+    give it (botkit.schedule.longest_seconds): a longer one would be stopped, and retried, while
+    its bots still played by the rules, and never finish."""
+    longest = longest_seconds(num_players, games, limits)
+    allowed = settings.MATCH_TIME_LIMIT_SECONDS - settings.MATCH_SOFT_MARGIN_SECONDS
+    if longest > allowed:
+        raise ApplicationError(
+            f"{games} games of {num_players} bots may take up to {longest:.0f} s with these time limits, more "
+            f"than a match may last ({allowed} s); ask for fewer games or shorter time limits"
+        )
 
 
 def match_deadline(now: datetime) -> datetime:
@@ -71,6 +85,7 @@ def match_schedule(
         limits = limits if isinstance(limits, Limits) else Limits.from_dict(limits)
     except (ValueError, TypeError) as error:
         raise ApplicationError(str(error)) from None
+    match_duration_check(num_players=len(versions), games=games, limits=limits)
     allowed = {BotVersion.Status.ACTIVE} | (set() if ranked else {BotVersion.Status.RETIRED})
     for version in versions:
         if version.status not in allowed:

@@ -23,11 +23,12 @@ from django_celery_beat.models import ClockedSchedule, PeriodicTask
 
 from bots.models import Bot, BotVersion
 from lineit_platform.botkit.limits import Limits
-from lineit_platform.engine import RULESETS
+from lineit_platform.engine import MAX_PLAYERS, RULESETS
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 
 from ... import formats
 from ...models import RecurringTournament, Tournament, TournamentEntry
+from ..matches import match_duration_check
 
 MAX_GAMES_PER_PAIRING = 1000
 
@@ -77,7 +78,12 @@ def tournament_settings_check(
     if not 1 <= games_per_pairing <= MAX_GAMES_PER_PAIRING:
         raise ApplicationError(f"games per pairing must be from 1 to {MAX_GAMES_PER_PAIRING}")
     try:
-        Limits.from_dict(limits)
+        chosen_limits = Limits.from_dict(limits)
+    except (TypeError, ValueError) as error:
+        raise ApplicationError(str(error)) from None
+    for seats in range(2, min(table_size, MAX_PLAYERS) + 1):  # a table may be short of seats (an odd field)
+        match_duration_check(num_players=seats, games=games_per_pairing, limits=chosen_limits)
+    try:
         chosen = formats.Options(
             table_size=table_size, games_per_pairing=games_per_pairing, duplicate_deals=duplicate_deals, **options
         )
