@@ -202,3 +202,19 @@ def test_a_proxy_ssl_header_that_cannot_be_read_is_refused(monkeypatch: Any, raw
     monkeypatch.setenv("SECURE_PROXY_SSL_HEADER", raw)
     with pytest.raises(ImproperlyConfigured, match="SECURE_PROXY_SSL_HEADER"):
         env_proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+
+
+def test_a_bad_setting_is_one_line_naming_its_variable_not_a_traceback() -> None:
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "LADDER_TABLE_SIZES": "x"}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, capture_output=True, text=True, timeout=120, env=environment
+    )
+
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "manage.py: bad configuration: LADDER_TABLE_SIZES must be a comma-separated list of integers, not ['x']"
+    ]
