@@ -55,9 +55,9 @@ BOTS, VERSIONS_PER_BOT, MATCHES, GAMES_PER_MATCH = 200, 5, 100_000, 2
 def ensure_database(drop: bool) -> None:
     import psycopg
 
-    from lineit_platform.settings import database_from_url
+    from lineit_platform.database_url import database_from_url
 
-    config = database_from_url(os.environ["DATABASE_URL"])
+    config = database_from_url(os.environ["DATABASE_URL"], default_sqlite=Path("unused.sqlite3"))
     with psycopg.connect(
         host=config["HOST"], port=config["PORT"] or 5432, user=config["USER"], dbname="postgres", autocommit=True
     ) as connection:

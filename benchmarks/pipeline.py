@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 def ensure_database() -> None:
     import psycopg
 
-    from lineit_platform.settings import database_from_url
+    from lineit_platform.database_url import database_from_url
 
-    config = database_from_url(os.environ["DATABASE_URL"])
+    config = database_from_url(os.environ["DATABASE_URL"], default_sqlite=Path("unused.sqlite3"))
     with psycopg.connect(
         host=config["HOST"], port=config["PORT"] or 5432, user=config["USER"], dbname="postgres", autocommit=True
     ) as connection:
