@@ -12,6 +12,7 @@ RUN apt-get update \
 
 WORKDIR /app
 COPY pyproject.toml README.md* ./
+COPY lineit ./lineit
 COPY lineit_platform ./lineit_platform
 COPY bots ./bots
 COPY tournaments ./tournaments

@@ -27,7 +27,7 @@ services:
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy lineit_platform bots tournaments
+	$(BIN)/mypy lineit lineit_platform bots tournaments
 
 test: install system-deps services lint
 	$(BIN)/pytest
@@ -41,4 +41,4 @@ bench: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
-	rm -f lineit_platform/engine/*.so lineit_platform/engine/native.json
+	rm -f lineit/engine/*.so lineit/engine/native.json

@@ -75,7 +75,7 @@ def fill() -> None:
     from django.db import connection, transaction
 
     from bots.models import Bot, BotVersion
-    from lineit_platform.engine import RULES_VERSION
+    from lineit.engine import RULES_VERSION
     from tournaments.models import Match, Rating, compress_replay
 
     if Match.objects.count() >= MATCHES:

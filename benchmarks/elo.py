@@ -12,7 +12,7 @@ import argparse
 import random
 import time
 
-from lineit_platform.ratings import EloTable
+from lineit.stats.elo import EloTable
 
 
 def synthetic_games(count: int, bots: int, seed: int) -> list[tuple[list[int], list[int]]]:

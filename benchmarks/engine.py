@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from lineit_platform.engine import IMPLEMENTATION, WHY_NOT_COMPILED, new_game
+from lineit.engine import IMPLEMENTATION, WHY_NOT_COMPILED, new_game
 
 
 def play(num_players: int, ruleset: str, games: int, *, observe: bool) -> tuple[float, float]:

@@ -6,7 +6,7 @@ Each pairing plays ``--games`` games (duplicate deals: every deck is played once
 rotation). With more than two ``--players``, the first bot of a pairing takes one seat and the
 second fills the others. Games are cut into chunks that up to ``--jobs`` worker processes play;
 the table gives, per bot, the mean score and the win rate with 95% intervals (deal groups are
-the independent observations, see lineit_platform.botkit.stats) and the games per second of one
+the independent observations, see lineit.botkit.summary) and the games per second of one
 worker.
 
 The search bot's budget is set through the match limits, the way the platform sets it: it
@@ -23,15 +23,15 @@ import sys
 import time
 from dataclasses import replace
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import MatchResult, run_match
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import resolve_bot
-from lineit_platform.botkit.stats import summarize
+from lineit.botkit.limits import Limits
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import MatchResult, run_match
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import resolve_bot
+from lineit.botkit.summary import summarize
 
 BOTS = ("random", "greedy", "heuristic", "search")
-SEARCH_SHARE_OF_MOVE = 0.5  # bots/builtin/search_bot.py BUDGET_FRACTION
+SEARCH_SHARE_OF_MOVE = 0.5  # lineit/builtin/search_bot.py BUDGET_FRACTION
 CHUNK_GAMES = 100
 
 

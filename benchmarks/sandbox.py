@@ -24,13 +24,13 @@ import statistics
 import subprocess
 import time
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import builtin_source
-from lineit_platform.engine import new_game
-from lineit_platform.sandbox import SandboxedPlayer, TurnGate, detect_tier, run_sandboxed_match
+from lineit.botkit.limits import Limits
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import builtin_source
+from lineit.engine import new_game
+from lineit.sandbox import SandboxedPlayer, TurnGate, detect_tier, run_sandboxed_match
 
 
 def observations(count: int) -> list[dict]:
@@ -91,7 +91,7 @@ while os.read(read_fd, 65536):
 
 
 def base_python() -> str:
-    from lineit_platform.sandbox.runtime import interpreter
+    from lineit.sandbox.runtime import interpreter
 
     return str(interpreter().executable)
 

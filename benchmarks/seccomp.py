@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO / "lineit_platform" / "sandbox"))
 
 import host_confinement  # noqa: E402
 
-from lineit_platform.sandbox.seccomp_filter import program  # noqa: E402
+from lineit.sandbox.seccomp_filter import program  # noqa: E402
 
 CALLS = 20_000  # round trips per sample: write, poll and read of one byte
 

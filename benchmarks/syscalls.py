@@ -1,5 +1,5 @@
 """Which system calls a confined bot host makes: the measurement behind the seccomp allow-list
-(lineit_platform/sandbox/seccomp_filter.py). Run: .venv/bin/python benchmarks/syscalls.py
+(lineit/sandbox/seccomp_filter.py). Run: .venv/bin/python benchmarks/syscalls.py
 
 It plays short sandboxed matches in every working tier under ``strace -f`` (Debian package
 strace): the built-in bots, and the test bots that use the standard library broadly, threads,
@@ -24,8 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lineit_platform.sandbox import detect_tier  # noqa: E402
-from lineit_platform.sandbox.seccomp_filter import HOST_STAGE, allowed_calls  # noqa: E402
+from lineit.sandbox import detect_tier  # noqa: E402
+from lineit.sandbox.seccomp_filter import HOST_STAGE, allowed_calls  # noqa: E402
 
 TEST_BOTS = REPO / "tests" / "sandbox" / "hostile"
 BOTS = [
@@ -51,10 +51,10 @@ BOTS = [
 MATCH = """
 import sys
 from pathlib import Path
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import BotSource, builtin_source
-from lineit_platform.sandbox import run_sandboxed_match
+from lineit.botkit.limits import Limits
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import BotSource, builtin_source
+from lineit.sandbox import run_sandboxed_match
 
 tier, bot = sys.argv[1], sys.argv[2]
 source = BotSource(Path(bot).stem, Path(bot)) if "/" in bot else builtin_source(bot)

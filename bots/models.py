@@ -10,7 +10,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
-from lineit_platform.botkit.sources import BotSource
+from lineit.botkit.sources import BotSource
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
 # The platform's own words at the start of a rejection reason (bots.services writes them): the

@@ -9,17 +9,17 @@ from collections.abc import Callable, Sequence
 
 from django.conf import settings
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.referee import GameRecord, MatchResult
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import BotSource
+from lineit.botkit.limits import Limits
+from lineit.botkit.referee import GameRecord, MatchResult
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import BotSource
 
 
 def sandbox_tier_detect() -> str:
     """The isolation tier this process uses (SANDBOX_TIER, or the best one that works here,
     detected once per process: the sandbox's own decision, as the command line makes it);
     raises SandboxUnavailable when that tier does not work (fail closed)."""
-    from lineit_platform.sandbox.tiers import require_tier
+    from lineit.sandbox.tiers import require_tier
 
     return require_tier()
 
@@ -33,7 +33,7 @@ def sandbox_match_run(
 ) -> MatchResult:
     """Play ``spec`` with one sandboxed process per seat. Raises SandboxUnavailable (fail closed)
     and PlatformFailure (the sandbox did not start), which are never held against a bot."""
-    from lineit_platform.sandbox import run_sandboxed_match
+    from lineit.sandbox import run_sandboxed_match
 
     return run_sandboxed_match(
         spec,

@@ -17,11 +17,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from lineit_platform.botkit.failures import PLATFORM_FAULTS
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
-from lineit_platform.botkit.untrusted import storable_text
+from lineit.botkit.failures import PLATFORM_FAULTS
+from lineit.botkit.limits import Limits
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
+from lineit.botkit.untrusted import storable_text
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from lineit_platform.queueing import send_after_commit
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from lineit_platform.botkit.referee import PlatformFailure
+from lineit.botkit.referee import PlatformFailure
 
 
 def _sandbox_errors() -> tuple[type[BaseException], ...]:
-    from lineit_platform.sandbox import SandboxUnavailable
+    from lineit.sandbox import SandboxUnavailable
 
     return (PlatformFailure, SandboxUnavailable)
 

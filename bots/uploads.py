@@ -20,7 +20,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from lineit_platform.botkit.interface import ENTRY_MODULE
+from lineit.botkit.interface import ENTRY_MODULE
 from lineit_platform.errors import ApplicationError
 
 

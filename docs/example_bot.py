@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from lineit_platform.engine import GameState, determinize
+from lineit.engine import GameState, determinize
 
 BET_VALUES = {101: 3, 102: 3, 103: 4, 104: 4, 105: 5, 106: 5}
 FUTURE_DISCOUNT = 0.6  # we do not get every fitting card we hope for: others take cards too

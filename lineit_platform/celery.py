@@ -26,8 +26,8 @@ def prepare_the_sandbox(**_: Any) -> None:
     """At worker start-up, before the pool's processes fork: remove the sandbox folders of
     processes that are gone (a worker killed outright cleans nothing), and find the sandbox tier
     once, saying which in the log (the pool's processes inherit it; every match records it)."""
-    from lineit_platform.botkit.scratch import sweep_stale_folders
-    from lineit_platform.sandbox import SandboxUnavailable, detect_tier, require_tier
+    from lineit.botkit.scratch import sweep_stale_folders
+    from lineit.sandbox import SandboxUnavailable, detect_tier, require_tier
 
     log = logging.getLogger("lineit.worker")
     removed = sweep_stale_folders()

@@ -7,9 +7,9 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
+from lineit.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS
+from lineit.sandbox import SandboxUnavailable, requested_tier
 from lineit_platform import throttles
-from lineit_platform.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS
-from lineit_platform.sandbox import SandboxUnavailable, requested_tier
 
 
 @register(Tags.compatibility)
@@ -99,8 +99,8 @@ def _match_durations() -> list[Error | Warning]:
     """The ladder's matches, and the longest test match the API admits, must fit the match time
     limit under the default limits (tournaments.services.matches.match_duration_check refuses a
     match that does not), and one game the lease, which only a finished game renews."""
-    from lineit_platform.botkit.limits import Limits
-    from lineit_platform.botkit.schedule import longest_seconds
+    from lineit.botkit.limits import Limits
+    from lineit.botkit.schedule import longest_seconds
     from lineit_platform.errors import ApplicationError
     from tournaments.services.matches import match_duration_check
 

@@ -252,7 +252,7 @@ MATCH_RETRY_DELAY_SECONDS = env_int("MATCH_RETRY_DELAY_SECONDS", 10, minimum=0)
 # A queued match whose message may have been lost is sent again after this long.
 MATCH_RESEND_AFTER_SECONDS = env_int("MATCH_RESEND_AFTER_SECONDS", 600, minimum=1)
 # SANDBOX_TIER (empty: the best tier that works) is read by the sandbox itself, for the worker
-# and the command line alike (lineit_platform/sandbox/tiers.py: requested_tier); a system check
+# and the command line alike (lineit/sandbox/tiers.py: requested_tier); a system check
 # refuses an unknown value.
 SANDBOX_PIN_CPU = env_bool("SANDBOX_PIN_CPU", True)
 

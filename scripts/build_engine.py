@@ -4,7 +4,7 @@
 
 The compiled modules are the same typed Python source translated to C, several times faster
 (benchmarks/engine.py prints both). ``native.json`` records the hash of each source compiled;
-lineit_platform/engine/_implementation.py uses the compiled modules only while those hashes
+lineit/engine/_implementation.py uses the compiled modules only while those hashes
 match, so an edited source is never shadowed by an old build. Nothing is rebuilt when the
 build is current. Without a C compiler the build is skipped with a message and the engine
 runs from its Python source: same rules, same results, slower.
@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINE = ROOT / "lineit_platform" / "engine"
+ENGINE = ROOT / "lineit" / "engine"
 sys.path.insert(0, str(ROOT))
 
-from lineit_platform.engine._implementation import COMPILED_MODULES, MANIFEST, source_hash  # noqa: E402
+from lineit.engine._implementation import COMPILED_MODULES, MANIFEST, source_hash  # noqa: E402
 
 
 def compiled_files() -> list[Path]:
@@ -53,7 +53,7 @@ def build() -> None:
     from setuptools import Distribution
 
     hashes = {name: source_hash(name) for name in COMPILED_MODULES}
-    paths = [f"lineit_platform/engine/{name}.py" for name in COMPILED_MODULES]
+    paths = [f"lineit/engine/{name}.py" for name in COMPILED_MODULES]
     with tempfile.TemporaryDirectory(prefix="lineit-engine-build-") as scratch:
         os.chdir(ROOT)
         # opt_level 1: nearly all the speed of 3 for a fraction of the compile time.

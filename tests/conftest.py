@@ -13,7 +13,7 @@ from typing import Any
 import factory
 import pytest
 
-BUILTIN = Path(__file__).resolve().parent.parent / "bots" / "builtin"
+BUILTIN = Path(__file__).resolve().parent.parent / "lineit" / "builtin"
 
 
 class UserFactory(factory.django.DjangoModelFactory):

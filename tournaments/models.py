@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 
 from bots.models import BotVersion
-from lineit_platform.botkit.failures import public_replay
+from lineit.botkit.failures import public_replay
 
 
 class MatchQuerySet(models.QuerySet["Match"]):
@@ -246,7 +246,7 @@ class TournamentSettings(models.Model):
     """What a tournament plays; shared by a tournament and the recurring template that makes them.
 
     ``options`` holds the format's own options (``rounds``, ``cycles``, ``advance``,
-    ``grand_final_reset``: see tournaments/formats/model.py); the rest are columns.
+    ``grand_final_reset``: see lineit/formats/model.py); the rest are columns.
     """
 
     class Format(models.TextChoices):

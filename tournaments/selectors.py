@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bots.models import Bot
-from lineit_platform.botkit.stats import wilson_interval
+from lineit.stats.intervals import wilson_interval
 from tournaments.models import Game, Match, MatchEntrant
 
 

@@ -8,7 +8,7 @@ import socket
 from celery import shared_task
 from django.conf import settings
 
-from lineit_platform.botkit.referee import PlatformFailure
+from lineit.botkit.referee import PlatformFailure
 
 
 def _worker_name(hostname: str | None) -> str:
@@ -24,7 +24,7 @@ def _worker_name(hostname: str | None) -> str:
     max_retries=settings.MATCH_MAX_ATTEMPTS,
 )
 def match_run_task(self, match_id: int) -> str | None:
-    from lineit_platform.sandbox import SandboxUnavailable
+    from lineit.sandbox import SandboxUnavailable
 
     from .services import match_execute
 

@@ -15,7 +15,7 @@ from django.http import QueryDict
 from django_filters import rest_framework as filters
 
 from bots.models import Bot, BotVersion
-from lineit_platform.engine import RULES_VERSION, RULESETS
+from lineit.engine import RULES_VERSION, RULESETS
 from tournaments.models import Game, Match, Rating, RatingEvent, Tournament
 
 from .reads import fetch, where_in
@@ -214,7 +214,7 @@ class LeaderboardFilter(FilterSet):
         return super().filter_queryset(queryset)
 
     def filter_provisional(self, queryset: QuerySet[Rating], name: str, value: bool | None) -> QuerySet[Rating]:
-        from lineit_platform.ratings import PROVISIONAL_GAMES
+        from lineit.stats.elo import PROVISIONAL_GAMES
 
         return queryset.filter(games__lt=PROVISIONAL_GAMES) if value else queryset.filter(games__gte=PROVISIONAL_GAMES)
 

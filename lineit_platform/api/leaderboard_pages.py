@@ -23,8 +23,8 @@ from django.db import connection
 from django.http import QueryDict
 from rest_framework.request import Request
 
-from lineit_platform.engine import RULES_VERSION, RULESETS
-from lineit_platform.ratings import PROVISIONAL_GAMES
+from lineit.engine import RULES_VERSION, RULESETS
+from lineit.stats.elo import PROVISIONAL_GAMES
 
 from . import reads
 from .filters import PLAIN_ID, LeaderboardFilter, StrictBooleanField

@@ -30,7 +30,7 @@ from django.http import Http404
 from django.urls import get_script_prefix, get_urlconf, reverse
 from rest_framework.request import Request
 
-from lineit_platform.ratings import PROVISIONAL_GAMES
+from lineit.stats.elo import PROVISIONAL_GAMES
 
 from .permissions import may_manage
 

@@ -16,7 +16,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from lineit_platform.engine import RULESETS, STANDARD
+from lineit.engine import RULESETS, STANDARD
 from tournaments.models import TOURNAMENT_SETTINGS, RecurringTournament, Tournament
 from tournaments.services.tournaments import recurring_tournament_save
 

@@ -9,8 +9,8 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform import throttles
-from lineit_platform.engine import MAX_PLAYERS, RULESETS
 
 from .selectors import playable_versions
 

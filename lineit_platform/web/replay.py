@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lineit_platform.cli.render import Style, effects
-from lineit_platform.engine import (
+from lineit.engine import (
     GameState,
     ReplayError,
     card_label,
@@ -23,6 +22,7 @@ from lineit_platform.engine import (
     rounds_in_game,
     verify_replay,
 )
+from lineit.render import Style, effects
 
 VIEW_VERSION = 1  # the shape of the document below, read by replay.js
 _DIRECTIONS = {1: "up", -1: "down", 0: None}

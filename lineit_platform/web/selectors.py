@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, QuerySet, Sum
 
 from bots.models import Bot, BotVersion
-from lineit_platform.engine import RULES_VERSION, RULESETS
-from lineit_platform.ratings import PROVISIONAL_GAMES
+from lineit.engine import RULES_VERSION, RULESETS
+from lineit.stats.elo import PROVISIONAL_GAMES
 from tournaments.models import Match, MatchEntrant, Rating, RatingEvent
 
 

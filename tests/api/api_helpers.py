@@ -9,8 +9,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots.models import BotVersion
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
 from tournaments.models import Match
 from tournaments.services import match_claim, match_record_result, match_schedule
 from tournaments.services.matches import match_spec

@@ -12,8 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bots.models import BotVersion
+from lineit.stats.elo import PROVISIONAL_GAMES
 from lineit_platform.api import leaderboard_pages
-from lineit_platform.ratings import PROVISIONAL_GAMES
 from tournaments.models import Rating
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from api_helpers import CRASHING_BOT, assert_error
 from django.conf import settings
 from django.test import override_settings
 
-from lineit_platform.engine import verify_replay
+from lineit.engine import verify_replay
 from tournaments.models import Game, Match
 
 pytestmark = pytest.mark.django_db

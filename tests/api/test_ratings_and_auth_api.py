@@ -11,7 +11,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots.models import Bot
-from lineit_platform.ratings import PROVISIONAL_GAMES
+from lineit.stats.elo import PROVISIONAL_GAMES
 from tournaments.models import Rating, RatingEvent
 
 pytestmark = pytest.mark.django_db

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from lineit_platform.botkit.failures import EXCEPTION, ILLEGAL_MOVE, PROTOCOL, STOPPED, TIME_BUDGET, TIMEOUT
-from lineit_platform.botkit.limits import Clock, Limits
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
-from lineit_platform.botkit.schedule import MatchSpec, deck_seed, game_plans
-from lineit_platform.botkit.sources import BotSource, resolve_bot
-from lineit_platform.botkit.stats import mean_interval, summarize
-from lineit_platform.engine import verify_replay
+from lineit.botkit.failures import EXCEPTION, ILLEGAL_MOVE, PROTOCOL, STOPPED, TIME_BUDGET, TIMEOUT
+from lineit.botkit.limits import Clock, Limits
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
+from lineit.botkit.schedule import MatchSpec, deck_seed, game_plans
+from lineit.botkit.sources import BotSource, resolve_bot
+from lineit.botkit.summary import summarize
+from lineit.engine import verify_replay
+from lineit.stats.intervals import mean_interval
 
 
 def bot_file(tmp_path: Path, name: str, code: str) -> BotSource:
@@ -157,7 +158,7 @@ def test_mean_interval_uses_students_t_and_refuses_to_guess_from_one_value() -> 
 
 
 def test_an_illegal_action_is_quoted_short_in_its_explanation():
-    from lineit_platform.engine import explain_illegal_action, new_game
+    from lineit.engine import explain_illegal_action, new_game
 
     state = new_game(2, seed=3)
     huge = "take 37 line " + "x" * 500_000
@@ -169,7 +170,7 @@ def test_an_illegal_action_is_quoted_short_in_its_explanation():
 
 
 def test_a_failure_message_and_tail_are_capped_whoever_raises_them():
-    from lineit_platform.botkit.failures import MAX_MESSAGE, MAX_STDERR_TAIL, BotFailure
+    from lineit.botkit.failures import MAX_MESSAGE, MAX_STDERR_TAIL, BotFailure
 
     failure = BotFailure("exception", "ValueError: " + "x" * 200_000, "y" * 100_000 + "THE END")
 

@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from lineit_platform.botkit.untrusted import safe_lines, safe_text
+from lineit.botkit.untrusted import safe_lines, safe_text
 
 
 @pytest.mark.parametrize(

@@ -14,15 +14,15 @@ from types import ModuleType
 
 import pytest
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import BUILTIN_NAMES, resolve_bot
-from lineit_platform.botkit.stats import summarize
-from lineit_platform.engine import ALL_CARDS, new_game
+from lineit.botkit.limits import Limits
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import BUILTIN_NAMES, resolve_bot
+from lineit.botkit.summary import summarize
+from lineit.engine import ALL_CARDS, new_game
 
-BUILTIN = Path(__file__).resolve().parents[2] / "bots" / "builtin"
+BUILTIN = Path(__file__).resolve().parents[2] / "lineit" / "builtin"
 # The search bot thinks for half of move_seconds: 2 ms per decision keeps these tests short.
 QUICK = Limits(move_seconds=0.004)
 
@@ -91,9 +91,7 @@ def test_bot_imports_only_the_standard_library_and_the_engine(bot: str) -> None:
             assert node.level == 0, "relative imports tie the bot to the package"
             imported.add(node.module or "")
     allowed = {name for name in imported if name.split(".")[0] in sys.stdlib_module_names}
-    allowed |= {
-        name for name in imported if name == "lineit_platform.engine" or name.startswith("lineit_platform.engine.")
-    }
+    allowed |= {name for name in imported if name == "lineit.engine" or name.startswith("lineit.engine.")}
     assert imported - allowed == set()
     assert any(isinstance(node, ast.ClassDef) and node.name == "Bot" for node in tree.body)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bots.uploads import UploadLimits, UploadRejected, check_upload
-from lineit_platform.sandbox.runtime import BotStagingError, safe_extract
+from lineit.sandbox.runtime import BotStagingError, safe_extract
 
 GOOD_BOT = b"def act(observation):\n    return observation['legal_actions'][0]\n"
 LIMITS = UploadLimits(max_bytes=64 * 1024, max_files=5, max_file_bytes=20_000, max_total_bytes=50_000, max_ratio=50)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import Outcome
 
-from lineit_platform.cli.main import main
+from lineit.cli.main import main
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import types
 import pytest
 from cli_helpers import EXAMPLE_BOT, REPOSITORY, assert_one_line_error
 
-from lineit_platform.botkit import failures, limits
-from lineit_platform.botkit.interface import load_policy
-from lineit_platform.engine import RULES_VERSION, RULESETS, new_game
+from lineit.botkit import failures, limits
+from lineit.botkit.interface import load_policy
+from lineit.engine import RULES_VERSION, RULESETS, new_game
 
 
 def test_rules_prints_the_version_the_rulesets_and_the_documents(lineit):
@@ -26,13 +26,13 @@ def test_rules_prints_the_version_the_rulesets_and_the_documents(lineit):
 
 
 def engine_line():
-    from lineit_platform.engine import IMPLEMENTATION, WHY_NOT_COMPILED
+    from lineit.engine import IMPLEMENTATION, WHY_NOT_COMPILED
 
     return f"{IMPLEMENTATION} ({WHY_NOT_COMPILED or 'mypyc'})"
 
 
 def fake_sandbox(monkeypatch, tier):
-    fake = types.ModuleType("lineit_platform.sandbox")
+    fake = types.ModuleType("lineit.sandbox")
     fake.doctor_report = lambda: f"report: tier {tier}"
     fake.SandboxUnavailable = type("SandboxUnavailable", (Exception,), {})
 
@@ -42,7 +42,7 @@ def fake_sandbox(monkeypatch, tier):
         return tier
 
     fake.require_tier = require_tier
-    monkeypatch.setitem(sys.modules, "lineit_platform.sandbox", fake)
+    monkeypatch.setitem(sys.modules, "lineit.sandbox", fake)
 
 
 def test_doctor_prints_the_report_and_succeeds_when_a_tier_works(lineit, monkeypatch):
@@ -73,7 +73,7 @@ def test_top_level_usage(lineit, argv, status):
 
 def test_the_installed_command_reports_errors_in_one_line():
     """The real process: exit status and stderr as a shell sees them."""
-    command = [sys.executable, "-m", "lineit_platform.cli"]
+    command = [sys.executable, "-m", "lineit.cli"]
     bad = subprocess.run([*command, "verify", "/no/such/replay.json"], capture_output=True, text=True, timeout=60)
     usage = subprocess.run([*command, "match", "random"], capture_output=True, text=True, timeout=60)
     good = subprocess.run(

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import REPOSITORY, assert_one_line_error
 
-from lineit_platform.cli import errors
-from lineit_platform.cli.main import INTERNAL_ERROR_EXIT
+from lineit.cli import errors
+from lineit.cli.main import INTERNAL_ERROR_EXIT
 
 FAILING_BOTS = {
     "illegal_move": "def act(observation):\n    return 'take 999 line'\n",
@@ -139,7 +139,7 @@ def test_the_installed_command_exits_with_the_same_status(tmp_path: Path):
     """The console script passes main()'s status on (as a subprocess would see it)."""
     bot = tmp_path / "raiser.py"
     bot.write_text(FAILING_BOTS["exception"])
-    lineit = [sys.executable, "-m", "lineit_platform.cli"]
+    lineit = [sys.executable, "-m", "lineit.cli"]
     played = subprocess.run([*lineit, "match", bot, "random", "--games", "2"], capture_output=True, text=True)
     refused = subprocess.run([*lineit, "match", "random", "--gmaes"], capture_output=True, text=True)
     assert (played.returncode, refused.returncode) == (3, 2), played.stderr + refused.stderr
@@ -158,7 +158,7 @@ def test_a_bot_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path: Pa
     zero.symlink_to("/dev/zero")
     for bot in (pipe_zip, pipe_py, zero):
         done = subprocess.run(
-            [sys.executable, "-m", "lineit_platform.cli", command, str(bot), "random", "--in-process"],
+            [sys.executable, "-m", "lineit.cli", command, str(bot), "random", "--in-process"],
             capture_output=True,
             text=True,
             timeout=60,

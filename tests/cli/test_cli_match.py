@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import EXAMPLE_BOT, assert_one_line_error
 
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
-from lineit_platform.engine import verify_replay
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
+from lineit.engine import verify_replay
 
 SYNTAX_ERROR_BOT = "def act(observation:\n    return 'pass'\n"
 RAISING_BOT = "def act(observation):\n    if observation['round'] > 2:\n        raise RuntimeError('boom in act')\n    return observation['legal_actions'][0]\n"
@@ -181,10 +181,10 @@ def test_default_runs_in_the_sandbox(lineit, monkeypatch):
         result.tier = "test-tier"
         return result
 
-    fake = types.ModuleType("lineit_platform.sandbox")
+    fake = types.ModuleType("lineit.sandbox")
     fake.SandboxUnavailable = type("SandboxUnavailable", (Exception,), {})
     fake.run_sandboxed_match = run_sandboxed_match
-    monkeypatch.setitem(sys.modules, "lineit_platform.sandbox", fake)
+    monkeypatch.setitem(sys.modules, "lineit.sandbox", fake)
 
     outcome = lineit("match", "random", EXAMPLE_BOT, "--games", "2", "--move-timeout", "4")
 
@@ -196,14 +196,14 @@ def test_default_runs_in_the_sandbox(lineit, monkeypatch):
 
 
 def test_no_sandbox_is_a_one_line_error(lineit, monkeypatch):
-    fake = types.ModuleType("lineit_platform.sandbox")
+    fake = types.ModuleType("lineit.sandbox")
     fake.SandboxUnavailable = type("SandboxUnavailable", (Exception,), {})
 
     def unavailable(*args, **kwargs):
         raise fake.SandboxUnavailable("no tier works: bubblewrap missing")
 
     fake.run_sandboxed_match = unavailable
-    monkeypatch.setitem(sys.modules, "lineit_platform.sandbox", fake)
+    monkeypatch.setitem(sys.modules, "lineit.sandbox", fake)
 
     outcome = lineit("match", "random", "random", "--games", "2")
 
@@ -243,7 +243,7 @@ def test_an_unwritable_replay_folder_is_an_error_before_playing(lineit, bot_file
 
 
 def test_default_match_runs_in_the_real_sandbox_or_says_why_not(lineit):
-    from lineit_platform.sandbox import detect_tier
+    from lineit.sandbox import detect_tier
 
     tier = detect_tier().name
     outcome = lineit("match", EXAMPLE_BOT, "random", "--games", "2", "--json")

@@ -13,12 +13,12 @@ import jsonschema
 import pytest
 from cli_helpers import EXAMPLE_BOT, SCHEMA, assert_one_line_error
 
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import resolve_bot
-from lineit_platform.cli.replayfile import MAX_REPLAY_BYTES
-from lineit_platform.engine import card_label, colour_of, describe, replay_game
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import resolve_bot
+from lineit.cli.replayfile import MAX_REPLAY_BYTES
+from lineit.engine import card_label, colour_of, describe, replay_game
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -237,7 +237,7 @@ def test_what_is_not_a_regular_file_is_refused_without_reading_it(tmp_path):
     for path in (pipe, Path("/dev/zero")):
         for command in ("show", "verify"):
             done = subprocess.run(
-                [sys.executable, "-m", "lineit_platform.cli", command, str(path)],
+                [sys.executable, "-m", "lineit.cli", command, str(path)],
                 capture_output=True,
                 text=True,
                 timeout=60,

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from lineit_platform.botkit.scratch import start_time
+from lineit.botkit.scratch import start_time
 
 SLOW_BOT = "import time\n\ndef act(observation):\n    time.sleep(0.05)\n    return observation['legal_actions'][0]\n"
-LINEIT = [sys.executable, "-m", "lineit_platform.cli"]
+LINEIT = [sys.executable, "-m", "lineit.cli"]
 COMMANDS = {
     "match": ["match", "BOT", "random", "--games", "200"],
     "tournament": ["tournament", "BOT", "random", "greedy", "--games-per-pairing", "40"],
@@ -118,12 +118,12 @@ def test_the_signal_handlers_are_in_place_before_the_commands_are_imported(tmp_p
     start-up: a Ctrl-C during it printed a KeyboardInterrupt traceback. main() now handles the
     signals first and imports the commands after."""
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, lineit_platform.cli.main; print(sorted(sys.modules))"],
+        [sys.executable, "-c", "import sys, lineit.cli.main; print(sorted(sys.modules))"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert "lineit_platform.cli.match" not in loaded and "lineit_platform.engine" not in loaded
+    assert "lineit.cli.match" not in loaded and "lineit.engine" not in loaded
 
     process = subprocess.Popen([*LINEIT, "rules"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     hup = 1 << (signal.SIGHUP - 1)

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from lineit_platform.engine import ALL_CARDS, GameState, determinize, new_game
+from lineit.engine import ALL_CARDS, GameState, determinize, new_game
 
 # Bet card ids by value (two of each): B3 = 101/102, B4 = 103/104, B5 = 105/106.
 B3, B3_OTHER, B4, B4_OTHER, B5, B5_OTHER = 101, 102, 103, 104, 105, 106

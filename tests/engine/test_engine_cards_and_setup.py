@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lineit_platform.engine import (
+from lineit.engine import (
     ALL_CARDS,
     BET_CARDS,
     NUMBER_CARDS,

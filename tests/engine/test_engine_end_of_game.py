@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import B3, B4, B5, RED_JACKPOT, play, position, seat_view
 
-from lineit_platform.engine import GameState, IllegalAction
+from lineit.engine import GameState, IllegalAction
 
 
 def last_round_played() -> GameState:

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import lineit_platform.engine as engine
+import lineit.engine as engine
 
 ENGINE_DIR = Path(engine.__file__).parent
 PURE = os.environ.get("LINEIT_PURE_ENGINE") == "1"  # a run of the suite against the source
@@ -23,8 +23,8 @@ BUILT = (ENGINE_DIR / "native.json").exists()
 # seat along the way, the legal actions, the replays and the final scores.
 DIGEST_SCRIPT = """
 import hashlib, json, random, sys
-from lineit_platform import engine
-from lineit_platform.engine import new_game, record_replay, verify_replay
+from lineit import engine
+from lineit.engine import new_game, record_replay, verify_replay
 digest = hashlib.sha256()
 for players, ruleset in ((2, "standard"), (3, "bga"), (5, "standard")):
     for seed in range(12):
@@ -73,8 +73,8 @@ def test_compiled_and_source_engines_play_the_same_games() -> None:
 
 
 def copy_of_the_engine(tmp_path: Path) -> Path:
-    """lineit_platform/engine copied, compiled modules included, under tmp_path."""
-    package = tmp_path / "lineit_platform"
+    """lineit/engine copied, compiled modules included, under tmp_path."""
+    package = tmp_path / "lineit"
     package.mkdir()
     (package / "__init__.py").write_text("")
     shutil.copytree(ENGINE_DIR, package / "engine", ignore=shutil.ignore_patterns("__pycache__"))
@@ -84,7 +84,7 @@ def copy_of_the_engine(tmp_path: Path) -> Path:
 def implementation_of_copy(tmp_path: Path) -> list[str]:
     # -S: without site-packages the copy, not the installed project, is what gets imported.
     code = (
-        "import lineit_platform.engine as e, lineit_platform.engine.state as s\n"
+        "import lineit.engine as e, lineit.engine.state as s\n"
         "print(e.IMPLEMENTATION); print(s.__file__); print(e.WHY_NOT_COMPILED)\n"
     )
     env = {key: value for key, value in os.environ.items() if key != "LINEIT_PURE_ENGINE"}

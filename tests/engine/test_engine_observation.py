@@ -8,7 +8,7 @@ import random
 import pytest
 from engine_helpers import deck_starting_with, play, public_picture, random_playout
 
-from lineit_platform.engine import EngineError, GameState, InvalidSetup, determinize, new_game
+from lineit.engine import EngineError, GameState, InvalidSetup, determinize, new_game
 
 
 def states_along_a_game(players: int, ruleset: str, seed: int) -> list[GameState]:

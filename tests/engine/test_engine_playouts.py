@@ -12,8 +12,8 @@ from engine_helpers import every_card_location
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lineit_platform.engine import ALL_CARDS, GameState, IllegalAction, new_game, rounds_in_game
-from lineit_platform.engine.actions import ACTIONS
+from lineit.engine import ALL_CARDS, GameState, IllegalAction, new_game, rounds_in_game
+from lineit.engine.actions import ACTIONS
 
 # Styles of random play, so that rare situations (full hands, forced closes, bets kept for the
 # final plays) happen often: each weighs the legal actions by what they do.

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import lineit_platform.engine as engine
+import lineit.engine as engine
 
 ENGINE_DIR = Path(engine.__file__).parent
 ALLOWED_IMPORTS = {"__future__", "bisect", "collections", "dataclasses", "random", "typing"}
@@ -19,7 +19,7 @@ LOADER = "_implementation.py"
 
 def test_importing_the_engine_loads_neither_django_nor_celery() -> None:
     code = (
-        "import sys, lineit_platform.engine\n"
+        "import sys, lineit.engine\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'django', 'celery', 'kombu', 'rest_framework'})\n"
         "print(','.join(bad))\n"
     )

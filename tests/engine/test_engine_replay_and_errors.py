@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from engine_helpers import play, position, random_playout, scripted_game
 
-from lineit_platform.engine import (
+from lineit.engine import (
     RULES_VERSION,
     GameState,
     IllegalAction,

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.referee import MatchResult
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import BotSource, builtin_source
-from lineit_platform.sandbox import detect_tier, run_sandboxed_match
-from lineit_platform.sandbox.runtime import runtime_folder
+from lineit.botkit.limits import Limits
+from lineit.botkit.referee import MatchResult
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import BotSource, builtin_source
+from lineit.sandbox import detect_tier, run_sandboxed_match
+from lineit.sandbox.runtime import runtime_folder
 
 NUL = b"\0"
 HOSTILE = Path(__file__).resolve().parent / "hostile"

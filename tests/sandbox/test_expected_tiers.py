@@ -9,9 +9,9 @@ import os
 
 import pytest
 
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import builtin_source
-from lineit_platform.sandbox import SandboxUnavailable, detect_tier, doctor_report, run_sandboxed_match
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import builtin_source
+from lineit.sandbox import SandboxUnavailable, detect_tier, doctor_report, run_sandboxed_match
 
 EXPECTED = [tier for tier in os.environ.get("LINEIT_EXPECTED_TIERS", "bubblewrap,landlock").split(",") if tier]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import FAST, hostile_bot, play_one_game
 
-from lineit_platform.botkit.limits import Limits
+from lineit.botkit.limits import Limits
 
 SECRET = "s3cr3t-of-the-worker"
 BLOCKED = r"(PermissionError|FileNotFoundError|OSError|ModuleNotFoundError)"
@@ -71,6 +71,7 @@ CASES = [
     Case("import_django_settings", "load", "ModuleNotFoundError"),
     Case("import_site_packages", "load", "No module named 'msgpack'"),
     Case("engine_user", None),
+    Case("legacy_engine_user", None),  # lineit_platform.engine: the engine's old name, an alias
     # the protocol
     Case("output_without_newline", None),
     Case("stderr_flood", None),
@@ -119,7 +120,7 @@ def allow_list_numbers() -> dict[str, object]:
     the bot that calls every other number."""
     import pyseccomp
 
-    from lineit_platform.sandbox.seccomp_filter import allowed_calls
+    from lineit.sandbox.seccomp_filter import allowed_calls
 
     def number(name: str) -> int:
         return pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name)

@@ -11,12 +11,12 @@ import pyseccomp
 import pytest
 from sandbox_helpers import FAST, hostile_bot, play_one_game
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import MatchResult, PlatformFailure, run_match
-from lineit_platform.botkit.schedule import MatchSpec
-from lineit_platform.botkit.sources import BotSource, builtin_source
-from lineit_platform.sandbox import (
+from lineit.botkit.limits import Limits
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import MatchResult, PlatformFailure, run_match
+from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.sources import BotSource, builtin_source
+from lineit.sandbox import (
     SandboxUnavailable,
     detect_tier,
     doctor_report,
@@ -51,19 +51,19 @@ MISBEHAVING = {
     "claims_the_platforms_fault": """
 def act(observation):
     try:
-        from lineit_platform.botkit.failures import BotFailure
+        from lineit.botkit.failures import BotFailure
     except ImportError:
         raise RuntimeError("no referee here") from None
     raise BotFailure("startup_failed", "the platform's fault, honestly")
 """,
     "raises_the_loaders_error_while_playing": """
-from lineit_platform.botkit.interface import BotLoadError
+from lineit.botkit.interface import BotLoadError
 
 def act(observation):
     raise BotLoadError("not loading now")
 """,
     "raises_the_loaders_error_while_loading": """
-from lineit_platform.botkit.interface import BotLoadError
+from lineit.botkit.interface import BotLoadError
 
 raise BotLoadError("my own load error")
 """,

@@ -12,11 +12,11 @@ import random
 from pathlib import Path
 from typing import Any
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.sources import BotSource
-from lineit_platform.engine import new_game
-from lineit_platform.sandbox import SandboxedPlayer
+from lineit.botkit.limits import Limits
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.sources import BotSource
+from lineit.engine import new_game
+from lineit.sandbox import SandboxedPlayer
 
 LIMITS = Limits(move_seconds=0.5, move_timeout_seconds=2, startup_seconds=5)
 

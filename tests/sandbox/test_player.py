@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import hostile_bot
 
-from lineit_platform.botkit.failures import BotFailure
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.sources import BotSource, builtin_source
-from lineit_platform.engine import new_game
-from lineit_platform.sandbox import SandboxedPlayer, TurnGate, launch, runtime
-from lineit_platform.sandbox.launch import STDERR_CAP_BYTES
+from lineit.botkit.failures import BotFailure
+from lineit.botkit.limits import Limits
+from lineit.botkit.sources import BotSource, builtin_source
+from lineit.engine import new_game
+from lineit.sandbox import SandboxedPlayer, TurnGate, launch, runtime
+from lineit.sandbox.launch import STDERR_CAP_BYTES
 
 LIMITS = Limits(move_seconds=0.5, move_timeout_seconds=2, startup_seconds=5)
 REPO = Path(__file__).resolve().parents[2]
@@ -424,10 +424,10 @@ def test_a_single_file_bot_larger_than_a_zip_may_unpack_to_is_refused(tier: str,
 WORKER = textwrap.dedent(
     """
     import sys
-    from lineit_platform.botkit.limits import Limits
-    from lineit_platform.botkit.sources import BotSource
-    from lineit_platform.engine import new_game
-    from lineit_platform.sandbox import SandboxedPlayer
+    from lineit.botkit.limits import Limits
+    from lineit.botkit.sources import BotSource
+    from lineit.engine import new_game
+    from lineit.sandbox import SandboxedPlayer
     from pathlib import Path
 
     player = SandboxedPlayer(BotSource("sleeper", Path(sys.argv[2])), Limits(move_timeout_seconds=60), tier=sys.argv[1])
@@ -466,7 +466,7 @@ def test_everything_dies_when_the_worker_is_killed(tier: str, tmp_path: Path, mo
 def test_bubblewraps_init_is_kept_stopped_and_let_go_to_report_a_crash(tmp_path: Path) -> None:
     """bubblewrap's init (the host's parent) would be woken by every freeze and thaw of the host;
     it is stopped while the bot plays, and let go when the host dies so its exit is reported."""
-    from lineit_platform.sandbox.tiers import detect_tier
+    from lineit.sandbox.tiers import detect_tier
 
     if "bubblewrap" not in detect_tier().working:
         pytest.fail("bubblewrap must work on the machines this suite runs on")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import WORKING_TIERS
 
-from lineit_platform.botkit.scratch import owner_is_gone, scratch_folder, sweep_stale_folders
+from lineit.botkit.scratch import owner_is_gone, scratch_folder, sweep_stale_folders
 
 SLOW_BOT = "import time\n\ndef act(observation):\n    time.sleep(0.05)\n    return observation['legal_actions'][0]\n"
 
@@ -30,7 +30,7 @@ def start_match(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
     bot.write_text(SLOW_BOT)
     environment = {**os.environ, "TMPDIR": str(temporary)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "lineit_platform.cli", "match", str(bot), "random", "--games", "200"],
+        [sys.executable, "-m", "lineit.cli", "match", str(bot), "random", "--games", "200"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -91,7 +91,7 @@ def test_the_next_lineit_run_sweeps_by_itself(tmp_path: Path) -> None:
     unrelated.mkdir()
 
     played = subprocess.run(
-        [sys.executable, "-m", "lineit_platform.cli", "match", "random", "random", "--games", "1"],
+        [sys.executable, "-m", "lineit.cli", "match", "random", "random", "--games", "1"],
         capture_output=True,
         text=True,
         timeout=120,

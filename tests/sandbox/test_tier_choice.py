@@ -12,9 +12,9 @@ import sys
 import pytest
 from sandbox_helpers import WORKING_TIERS
 
-from lineit_platform.sandbox import SandboxUnavailable, requested_tier, require_tier
+from lineit.sandbox import SandboxUnavailable, requested_tier, require_tier
 
-LINEIT = [sys.executable, "-m", "lineit_platform.cli"]
+LINEIT = [sys.executable, "-m", "lineit.cli"]
 
 
 def lineit(*args: str, tier: str) -> subprocess.CompletedProcess[str]:

@@ -23,10 +23,10 @@ SCRIPT = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from lineit_platform.botkit.limits import Limits
-    from lineit_platform.botkit.schedule import MatchSpec
-    from lineit_platform.botkit.sources import BotSource, builtin_source
-    from lineit_platform.sandbox import detect_tier, run_sandboxed_match
+    from lineit.botkit.limits import Limits
+    from lineit.botkit.schedule import MatchSpec
+    from lineit.botkit.sources import BotSource, builtin_source
+    from lineit.sandbox import detect_tier, run_sandboxed_match
 
     bots = Path(sys.argv[1])
     report = detect_tier()
@@ -149,7 +149,7 @@ def test_an_unprivileged_worker_runs_bots_confined(throwaway_user: str) -> None:
 
 def test_the_worker_python_is_not_what_the_bots_get() -> None:
     # sanity for the test above: bots run the base interpreter with -I -S, never a venv wrapper
-    from lineit_platform.sandbox.runtime import interpreter
+    from lineit.sandbox.runtime import interpreter
 
     assert Path(sys.base_prefix).resolve() == interpreter().prefix
     assert ".venv" not in str(interpreter().executable)

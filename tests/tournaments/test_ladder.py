@@ -7,7 +7,7 @@ import random
 import pytest
 from django.test import override_settings
 
-from lineit_platform.engine import RULES_VERSION
+from lineit.engine import RULES_VERSION
 from tournaments.models import Match, Rating
 from tournaments.services import ladder_tick
 

@@ -8,8 +8,8 @@ import pytest
 from django.core.checks import Error, Warning
 from django.test import override_settings
 
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.schedule import longest_seconds, most_decisions
+from lineit.botkit.limits import Limits
+from lineit.botkit.schedule import longest_seconds, most_decisions
 from lineit_platform.checks import check_platform_settings
 from lineit_platform.errors import ApplicationError
 from tournaments.models import Match, Tournament

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from bots.runner import sandbox_match_run
-from lineit_platform.botkit.limits import Limits
+from lineit.botkit.limits import Limits
 from lineit_platform.errors import ApplicationError, Conflict
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent
 from tournaments.services import (

@@ -14,9 +14,9 @@ from tournament_helpers import CRASHING_BOT, play_in_process, play_out, play_rou
 
 from bots.models import BotVersion
 from bots.services import bot_version_retire
-from lineit_platform.engine import RULES_VERSION
+from lineit import formats
+from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
-from tournaments import formats
 from tournaments.models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
 from tournaments.services import match_claim, match_release
 from tournaments.services.tournaments import (

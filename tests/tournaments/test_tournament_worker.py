@@ -18,7 +18,7 @@ from django.utils import timezone
 from test_worker_integration import integration_worker
 from tournament_helpers import CRASHING_BOT
 
-from tournaments import formats
+from lineit import formats
 from tournaments.models import Game, Match, Tournament
 from tournaments.services import matches_sweep, ratings_recompute
 from tournaments.services.tournaments import tournament_create, tournament_standings
@@ -27,7 +27,7 @@ from tournaments.tasks import tournament_advance_task, tournament_start_task
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 SLOW_BOT = (
-    (Path(settings.BASE_DIR) / "bots/builtin/random_bot.py")
+    (Path(settings.BASE_DIR) / "lineit/builtin/random_bot.py")
     .read_bytes()
     .replace(
         b"    def act(self, observation: dict) -> str:\n",

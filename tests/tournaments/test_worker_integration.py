@@ -17,7 +17,7 @@ from django.test import override_settings
 
 from bots.models import BotVersion
 from bots.services import bot_create, bot_version_upload, builtin_bots_register
-from lineit_platform.botkit.limits import Limits
+from lineit.botkit.limits import Limits
 from tournaments.models import Game, Match, RatingEvent
 from tournaments.services import ladder_tick, match_schedule, matches_sweep, ratings_recompute
 
@@ -74,7 +74,7 @@ def test_ladder_matches_played_concurrently_give_the_recomputed_ratings(start_wo
     bot = BotVersion.objects.get(bot__name="random").bot
     for extra in range(2):  # two more random bots, so tables of 3 exist
         twin = bot_create(owner=bot.owner, name=f"random-{extra}")
-        code = (Path(settings.BASE_DIR) / "bots/builtin/random_bot.py").read_bytes() + f"# {extra}\n".encode()
+        code = (Path(settings.BASE_DIR) / "lineit/builtin/random_bot.py").read_bytes() + f"# {extra}\n".encode()
         BotVersion.objects.filter(
             pk=bot_version_upload(bot=twin, uploaded_by=bot.owner, filename="bot.py", content=code, validate=False).pk
         ).update(status="active")

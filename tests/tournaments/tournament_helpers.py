@@ -7,8 +7,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
 from tournaments.models import Match, Tournament
 from tournaments.services import match_claim, match_record_result
 from tournaments.services.matches import match_spec

@@ -10,7 +10,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from bots.models import Bot, BotVersion
-from lineit_platform.botkit.stats import wilson_interval
+from lineit.stats.intervals import wilson_interval
 from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from bots.services import bot_version_reject
-from lineit_platform.botkit.players import InProcessPlayer
-from lineit_platform.botkit.referee import run_match
+from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.referee import run_match
 from tournaments.models import GameFailure, Match
 from tournaments.services import match_claim, match_record_result, match_schedule
 from tournaments.services.matches import match_spec

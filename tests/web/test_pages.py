@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from bots.models import BotVersion
 from bots.services import bot_version_reject
-from lineit_platform.engine import new_game
+from lineit.engine import new_game
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent, compress_replay
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from lineit_platform.engine import ReplayError, new_game, record_replay
+from lineit.engine import ReplayError, new_game, record_replay
 from lineit_platform.web.replay import replay_sections, replay_view
 
 

@@ -15,8 +15,8 @@ from django.conf import settings
 from django.db import transaction
 
 from bots.models import BotVersion
-from lineit_platform.engine import RULES_VERSION
-from lineit_platform.ratings import START_RATING
+from lineit.engine import RULES_VERSION
+from lineit.stats.elo import START_RATING
 
 from ..models import Match, MatchEntrant, Rating
 from .matches import match_schedule

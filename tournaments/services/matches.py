@@ -18,11 +18,11 @@ from django.utils import timezone
 from bots.models import BotVersion
 from bots.runner import sandbox_match_run
 from bots.services import bot_validations_resend
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.botkit.referee import GameRecord, MatchResult, PlatformFailure
-from lineit_platform.botkit.schedule import MatchSpec, longest_seconds
-from lineit_platform.botkit.untrusted import storable_text
-from lineit_platform.engine import RULES_VERSION
+from lineit.botkit.limits import Limits
+from lineit.botkit.referee import GameRecord, MatchResult, PlatformFailure
+from lineit.botkit.schedule import MatchSpec, longest_seconds
+from lineit.botkit.untrusted import storable_text
+from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
 from lineit_platform.queueing import send_after_commit
 

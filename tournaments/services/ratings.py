@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from lineit_platform.ratings import EloTable
+from lineit.stats.elo import EloTable
 
 from ..models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingLedger
 

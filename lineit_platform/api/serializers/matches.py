@@ -9,7 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from lineit_platform.engine import RULESETS, STANDARD
+from lineit.engine import RULESETS, STANDARD
 from tournaments.models import Game, GameFailure, Match, MatchEntrant
 
 from ..filters import MAX_ID

@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from lineit_platform.ratings import PROVISIONAL_GAMES
+from lineit.stats.elo import PROVISIONAL_GAMES
 from tournaments.models import Rating, RatingEvent
 
 from .common import absolute

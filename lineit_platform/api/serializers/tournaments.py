@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from lineit_platform.engine import RULESETS, STANDARD
+from lineit.engine import RULESETS, STANDARD
 from tournaments.models import Tournament, TournamentEntry
 
 from ..filters import MAX_ID

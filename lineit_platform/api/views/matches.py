@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from bots.models import BotVersion
-from lineit_platform.engine import verify_replay
+from lineit.engine import verify_replay
 from lineit_platform.errors import NotFound
 from tournaments.models import Game, GameFailure, Match
 from tournaments.services.match_requests import match_request

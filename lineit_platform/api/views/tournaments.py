@@ -1,6 +1,6 @@
 """Tournaments: browse them, their entries, rounds, standings and bracket; staff create, start and
 cancel them; owners sign their bots up while sign-up is open. The formats are the tournaments
-app's (tournaments/formats); these views only call its services and readers."""
+app's (lineit/formats); these views only call its services and readers."""
 
 from __future__ import annotations
 

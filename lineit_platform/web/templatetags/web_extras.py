@@ -6,9 +6,9 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from lineit_platform.botkit.failures import KINDS
-from lineit_platform.botkit.untrusted import safe_text
-from lineit_platform.engine import card_label, colour_of
+from lineit.botkit.failures import KINDS
+from lineit.botkit.untrusted import safe_text
+from lineit.engine import card_label, colour_of
 
 register = template.Library()
 

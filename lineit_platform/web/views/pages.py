@@ -9,8 +9,8 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from bots.models import Bot, BotVersion
-from lineit_platform.botkit.untrusted import safe_text
-from lineit_platform.engine import ReplayError
+from lineit.botkit.untrusted import safe_text
+from lineit.engine import ReplayError
 from tournaments.models import Game, Match
 from tournaments.selectors import head_to_head
 

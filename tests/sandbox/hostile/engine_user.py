@@ -1,4 +1,4 @@
-from lineit_platform.engine import determinize, parse_action  # the engine is public
+from lineit.engine import determinize, parse_action  # the engine is public
 
 
 class Bot:

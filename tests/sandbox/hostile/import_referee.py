@@ -1,4 +1,4 @@
-from lineit_platform.botkit import referee  # the platform beyond the bot interface is not there
+from lineit.botkit import referee  # the platform beyond the bot interface is not there
 
 
 def act(observation):

@@ -56,7 +56,7 @@ import warnings
 import weakref
 import zlib
 
-from lineit_platform.engine import determinize, parse_action
+from lineit.engine import determinize, parse_action
 
 
 @dataclasses.dataclass

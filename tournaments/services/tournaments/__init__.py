@@ -1,6 +1,6 @@
 """Tournaments on the platform: create, sign up, start, advance round by round, finish, cancel.
 
-The pairing rules live in ``tournaments.formats`` (pure); this package keeps a tournament's whole
+The pairing rules live in ``lineit.formats`` (pure); this package keeps a tournament's whole
 state in ``Tournament.state`` and turns each pending pairing into a match (``Match.tournament``,
 ``tournament_round``, ``tournament_table``; unique, so a round is never created twice).
 

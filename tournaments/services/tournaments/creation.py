@@ -22,17 +22,17 @@ from django.utils import timezone
 from django_celery_beat.models import ClockedSchedule, PeriodicTask
 
 from bots.models import Bot, BotVersion
-from lineit_platform.botkit.limits import Limits
-from lineit_platform.engine import MAX_PLAYERS, RULESETS
+from lineit import formats
+from lineit.botkit.limits import Limits
+from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 
-from ... import formats
 from ...models import RecurringTournament, Tournament, TournamentEntry
 from ..matches import match_duration_check
 
 MAX_GAMES_PER_PAIRING = 1000
 
-# Which format reads each option, and what its value must be (tournaments/formats: Options).
+# Which format reads each option, and what its value must be (lineit/formats: Options).
 OPTION_FORMATS: dict[str, tuple[str, ...]] = {
     "rounds": ("swiss",),
     "cycles": ("round-robin",),

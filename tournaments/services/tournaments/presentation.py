@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import formats
+from lineit import formats
+
 from ...models import Game, Match, Tournament
 
 # --- Reading: rounds, standings after each round, the bracket (for the API and the pages) -------

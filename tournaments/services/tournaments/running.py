@@ -16,11 +16,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from bots.models import BotVersion
-from lineit_platform.engine import RULES_VERSION
+from lineit import formats
+from lineit.engine import RULES_VERSION
 from lineit_platform.errors import Conflict
 from lineit_platform.queueing import send_after_commit
 
-from ... import formats
 from ...models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
 from ..matches import match_cancel, match_schedule
 from .creation import _lock, tournament_options

@@ -1,0 +1,85 @@
+"""The games of a match: which deck each game uses and which entrant sits in which seat."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from lineit.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD, rounds_in_game
+
+from .limits import Limits
+
+MAX_GAMES = 100_000
+# Take, play and close are separate decisions; the final plays add at most three more.
+DECISIONS_PER_ROUND = 3
+FINAL_DECISIONS = 3
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """A match between ``num_players`` entrants (one per seat) over ``games`` games.
+
+    With ``duplicate_deals`` each deck is played once per seat rotation (games come in groups
+    of ``num_players``), so every entrant plays every seat of the same deal. With
+    ``rotate_seats`` alone, each game has a new deck and entrants move one seat each game.
+    """
+
+    num_players: int
+    games: int
+    ruleset: str = STANDARD
+    seed: int = 0
+    rotate_seats: bool = True
+    duplicate_deals: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_players, int) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise ValueError(f"a match has {MIN_PLAYERS} to {MAX_PLAYERS} seats, not {self.num_players!r}")
+        if not isinstance(self.games, int) or not 1 <= self.games <= MAX_GAMES:
+            raise ValueError(f"games must be from 1 to {MAX_GAMES}, not {self.games!r}")
+        if self.ruleset not in RULESETS:
+            raise ValueError(f"unknown ruleset {self.ruleset!r}; choose one of {', '.join(RULESETS)}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be an integer from 0 to 2**63-1, not {self.seed!r}")
+
+
+@dataclass(frozen=True)
+class GamePlan:
+    index: int
+    deal: int  # games sharing a deal share a deck (duplicate deals)
+    deck_seed: int
+    seats: tuple[int, ...]  # seats[s] = the entrant sitting in seat s
+
+
+def deck_seed(match_seed: int, deal: int) -> int:
+    """A deck seed for each deal of a match, stable across machines and Python versions."""
+    digest = hashlib.sha256(f"lineit-deal:{match_seed}:{deal}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def game_plans(spec: MatchSpec) -> list[GamePlan]:
+    n = spec.num_players
+    plans = []
+    for index in range(spec.games):
+        deal = index // n if spec.duplicate_deals else index
+        rotation = index % n if (spec.rotate_seats or spec.duplicate_deals) else 0
+        seats = tuple((seat - rotation) % n for seat in range(n))
+        plans.append(GamePlan(index, deal, deck_seed(spec.seed, deal), seats))
+    return plans
+
+
+def most_decisions(num_players: int, games: int = 1) -> int:
+    """The most decisions one entrant can be asked for over ``games`` games (an entrant sits in
+    every game of its match)."""
+    return games * (rounds_in_game(num_players) * DECISIONS_PER_ROUND + FINAL_DECISIONS)
+
+
+def longest_seconds(num_players: int, games: int, limits: Limits) -> float:
+    """The longest ``games`` games can last with every bot using all the time its limits give it:
+    for each decision its allowance, and its bank once over the match, never more than the
+    per-move cap; for each game its start_game and end_game; and a start of its process for the
+    first game and after each failed one (a bot is stopped after ``max_failures``). A match, a
+    task or a lease shorter than this would cut short a match no bot has lost yet."""
+    decisions = most_decisions(num_players, games)
+    thinking = min(decisions * limits.move_timeout_seconds, decisions * limits.move_seconds + limits.bank_seconds)
+    calls = 2 * games + min(games, limits.max_failures + 1)
+    return num_players * (thinking + calls * limits.startup_seconds)

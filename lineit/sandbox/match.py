@@ -1,0 +1,56 @@
+"""run_sandboxed_match: a whole match, every bot in its own sandbox, the engine here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from lineit.botkit.limits import Limits
+from lineit.botkit.referee import GameRecord, MatchResult, run_match
+from lineit.botkit.schedule import MatchSpec, most_decisions
+from lineit.botkit.sources import BotSource
+
+from .player import SandboxedPlayer, TurnGate, default_cpu_seconds
+from .tiers import require_tier
+
+
+def run_sandboxed_match(
+    spec: MatchSpec,
+    sources: list[BotSource],
+    *,
+    limits: Limits | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
+    tier: str | None = None,
+    pin_cpu: bool = True,
+) -> MatchResult:
+    """Play ``spec`` with ``sources[e]`` as entrant e, each bot in its own sandbox.
+
+    Raises SandboxUnavailable when no tier works (or ``tier`` was asked for and does not);
+    ``result.tier`` names the tier used. With ``pin_cpu`` the calling thread and every bot it
+    starts share one CPU, which makes each decision's round trip several times cheaper and
+    keeps a multi-threaded bot from using more CPU than its wall time.
+    """
+    limits = limits or Limits()
+    chosen = require_tier(tier)
+    cpu_seconds = default_cpu_seconds(limits, most_decisions(spec.num_players, spec.games))
+    gate = TurnGate()
+    previous_affinity = _pin_to_one_cpu() if pin_cpu else None
+    players = [SandboxedPlayer(source, limits, tier=chosen, cpu_seconds=cpu_seconds, gate=gate) for source in sources]
+    try:
+        return run_match(spec, players, limits=limits, tier=chosen, on_game=on_game)
+    finally:
+        for player in players:
+            player.cleanup()
+        if previous_affinity is not None:
+            os.sched_setaffinity(0, previous_affinity)
+
+
+def _pin_to_one_cpu() -> set[int] | None:
+    """Pin the calling thread (and so the bots it spawns) to one of its allowed CPUs, spread
+    over the CPUs by process id so parallel workers do not all share the first one."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {allowed[os.getpid() % len(allowed)]})
+    except OSError:
+        return None
+    return set(allowed)
