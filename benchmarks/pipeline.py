@@ -55,8 +55,7 @@ def main() -> None:
     from bots.runner import sandbox_match_run
     from bots.services import builtin_bots_register
     from tournaments.models import Match
-    from tournaments.services import match_schedule
-    from tournaments.services.matches import match_spec
+    from tournaments.services.matches import match_schedule, match_spec
 
     call_command("migrate", verbosity=0)
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()

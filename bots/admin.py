@@ -6,28 +6,28 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from lineit_platform.web.templatetags.web_extras import visible, visible_lines
+from lineit.botkit.untrusted import safe_text
 
 from .models import Bot, BotVersion
 from .services import bot_version_retire
 
 # A version's file name, rejection and stderr are the bot's text: shown with their control
-# characters and bidi overrides escaped, as on the pages (web_extras.visible).
+# characters and bidi overrides escaped (lineit.botkit.untrusted.safe_text), as on the pages.
 
 
 @admin.display(description="rejection reason")
 def rejection_reason_text(version: BotVersion) -> str:
-    return visible(version.rejection_reason)
+    return safe_text(version.rejection_reason)
 
 
 @admin.display(description="rejection stderr")
 def rejection_stderr_text(version: BotVersion) -> SafeString:
-    return format_html('<pre class="stderr">{}</pre>', visible_lines(version.rejection_stderr))
+    return format_html('<pre class="stderr">{}</pre>', safe_text(version.rejection_stderr, keep_newlines=True))
 
 
 @admin.display(description="original name")
 def original_name_text(version: BotVersion) -> str:
-    return visible(version.original_name)
+    return safe_text(version.original_name)
 
 
 class BotVersionInline(admin.TabularInline):

@@ -115,9 +115,9 @@ def bot_version_upload(
 
 
 def _queue_validation(version_id: int) -> None:
-    from .tasks import bot_version_validate_task
-
-    send_after_commit(bot_version_validate_task, version_id, what=f"the validation of version {version_id}")
+    send_after_commit(
+        "bots.tasks.bot_version_validate_task", version_id, what=f"the validation of version {version_id}"
+    )
 
 
 @transaction.atomic

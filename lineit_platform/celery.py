@@ -1,8 +1,8 @@
 """The Celery app: ``celery -A lineit_platform.celery worker`` (and ``beat``, exactly one).
 
-Configured from Django settings (the CELERY_* names). Kept out of ``lineit_platform/__init__``
-so that importing the engine loads neither Django nor Celery; the tournaments app imports this
-module in its ``ready()``, so web processes queue tasks through this app too.
+Configured from Django settings (the CELERY_* names). The project's app config
+(lineit_platform/apps.py) imports it when Django is ready, so web processes send tasks through
+this app too (lineit_platform/queueing.py).
 """
 
 from __future__ import annotations

@@ -11,15 +11,22 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import Celery
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
 
-def send(task: Any, *args: Any, what: str) -> bool:
-    """``task.delay(*args)`` now; False (logged) when the broker did not take it."""
+def send(task: str, *args: Any, what: str, app: Celery | None = None) -> bool:
+    """Send the task named ``task`` (``tournaments.tasks.match_run_task``) with ``args`` now; False
+    (logged) when the broker did not take it. By name, so that services import no task module
+    (tasks import services: one way). ``app``: the platform's Celery app unless given."""
+    if app is None:
+        from lineit_platform.celery import app as platform_app
+
+        app = platform_app
     try:
-        task.delay(*args)
+        app.send_task(task, args=args)
     except Exception as error:  # kombu's OperationalError, a socket error, a full disk...
         logger.warning(
             "could not send %s to the workers (%s: %s); the sweeper sends it again", what, type(error).__name__, error
@@ -28,6 +35,6 @@ def send(task: Any, *args: Any, what: str) -> bool:
     return True
 
 
-def send_after_commit(task: Any, *args: Any, what: str) -> None:
-    """``task.delay(*args)`` once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: send(task, *args, what=what))
+def send_after_commit(task: str, *args: Any, what: str, app: Celery | None = None) -> None:
+    """send() once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: send(task, *args, what=what, app=app))

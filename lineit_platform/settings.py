@@ -135,6 +135,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "lineit_platform.apps.PlatformConfig",
     "bots.apps.BotsConfig",
     "tournaments.apps.TournamentsConfig",
 ]

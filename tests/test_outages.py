@@ -23,7 +23,7 @@ from web_process import WebProcess
 
 from bots.models import BotVersion
 from tournaments.models import Match
-from tournaments.services import match_execute, match_schedule, matches_sweep
+from tournaments.services.matches import match_execute, match_schedule, matches_sweep
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -10,8 +10,17 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from bots.models import BotVersion
+from lineit.botkit.untrusted import safe_text
 from lineit_platform.errors import ApplicationError
-from lineit_platform.web.templatetags.web_extras import visible, visible_lines
+from tournaments.services.matches import match_cancel, match_requeue
+from tournaments.services.ratings import ratings_recompute
+from tournaments.services.tournaments.creation import tournament_create, tournament_create_check
+from tournaments.services.tournaments.recurring import (
+    RECURRING_FIELDS,
+    recurring_tournament_check,
+    recurring_tournament_save,
+)
+from tournaments.services.tournaments.running import tournament_advance, tournament_cancel, tournament_start
 
 from .models import (
     TOURNAMENT_SETTINGS,
@@ -24,17 +33,6 @@ from .models import (
     RecurringTournament,
     Tournament,
     TournamentEntry,
-)
-from .services import match_cancel, match_requeue, ratings_recompute
-from .services.tournaments import (
-    RECURRING_FIELDS,
-    recurring_tournament_check,
-    recurring_tournament_save,
-    tournament_advance,
-    tournament_cancel,
-    tournament_create,
-    tournament_create_check,
-    tournament_start,
 )
 
 
@@ -71,17 +69,17 @@ class GameInline(admin.TabularInline):
 
 @admin.display(description="message")
 def failure_message(failure: GameFailure) -> str:
-    return visible(failure.message)
+    return safe_text(failure.message)
 
 
 @admin.display(description="stderr tail")
 def failure_stderr(failure: GameFailure) -> SafeString:
-    return format_html('<pre class="stderr">{}</pre>', visible_lines(failure.stderr_tail))
+    return format_html('<pre class="stderr">{}</pre>', safe_text(failure.stderr_tail, keep_newlines=True))
 
 
 @admin.display(description="error")
 def match_error(match: Match) -> str:
-    return visible(match.error)
+    return safe_text(match.error)
 
 
 class FailureInline(admin.TabularInline):

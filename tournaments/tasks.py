@@ -25,8 +25,7 @@ def _worker_name(hostname: str | None) -> str:
 )
 def match_run_task(self, match_id: int) -> str | None:
     from lineit.sandbox import SandboxUnavailable
-
-    from .services import match_execute
+    from tournaments.services.matches import match_execute
 
     try:
         match = match_execute(match_id=match_id, worker=_worker_name(self.request.hostname))
@@ -38,21 +37,21 @@ def match_run_task(self, match_id: int) -> str | None:
 
 @shared_task(acks_late=True, time_limit=120, soft_time_limit=100)
 def ladder_tick() -> int:
-    from .services import ladder_tick as tick
+    from tournaments.services.ladder import ladder_tick as tick
 
     return len(tick())
 
 
 @shared_task(acks_late=True, time_limit=120, soft_time_limit=100)
 def matches_sweep() -> dict[str, int]:
-    from .services import matches_sweep as sweep
+    from tournaments.services.matches import matches_sweep as sweep
 
     return sweep()
 
 
 @shared_task(acks_late=True, time_limit=600, soft_time_limit=570)
 def ratings_apply() -> int:
-    from .services import ratings_apply_pending
+    from tournaments.services.ratings import ratings_apply_pending
 
     return ratings_apply_pending()
 
@@ -63,8 +62,9 @@ def ratings_apply() -> int:
 @shared_task(acks_late=True, time_limit=300, soft_time_limit=270)
 def tournament_start_task(tournament_id: int) -> str | None:
     """Queued by the tournament's one-off django-celery-beat task at its start time."""
+    from tournaments.services.tournaments.running import tournament_start as start
+
     from .models import Tournament
-    from .services.tournaments import tournament_start as start
 
     try:
         return str(start(tournament_id=tournament_id).status)
@@ -75,8 +75,9 @@ def tournament_start_task(tournament_id: int) -> str | None:
 @shared_task(acks_late=True, time_limit=300, soft_time_limit=270)
 def tournament_advance_task(tournament_id: int) -> str | None:
     """Queued after commit whenever one of the tournament's matches ends."""
+    from tournaments.services.tournaments.running import tournament_advance
+
     from .models import Tournament
-    from .services.tournaments import tournament_advance
 
     try:
         return str(tournament_advance(tournament_id=tournament_id).status)
@@ -86,6 +87,6 @@ def tournament_advance_task(tournament_id: int) -> str | None:
 
 @shared_task(acks_late=True, time_limit=600, soft_time_limit=570)
 def tournaments_tick() -> dict[str, int]:
-    from .services.tournaments import tournaments_tick as tick
+    from tournaments.services.tournaments.running import tournaments_tick as tick
 
     return tick()

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from lineit.engine import RULESETS, STANDARD
 from tournaments.models import TOURNAMENT_SETTINGS, RecurringTournament, Tournament
-from tournaments.services.tournaments import recurring_tournament_save
+from tournaments.services.tournaments.recurring import recurring_tournament_save
 
 
 class RecurringTournamentSerializer(serializers.ModelSerializer):

@@ -20,12 +20,8 @@ from django.views.decorators.http import require_POST
 from bots.models import Bot
 from lineit_platform.errors import ApplicationError
 from tournaments.models import Tournament
-from tournaments.services.tournaments import (
-    tournament_bracket,
-    tournament_rounds,
-    tournament_sign_up,
-    tournament_standings,
-)
+from tournaments.selectors.tournaments import tournament_bracket, tournament_rounds, tournament_standings
+from tournaments.services.tournaments.creation import tournament_sign_up
 
 # The bracket drawing, in SVG user units (pixels).
 BOX_WIDTH = 210

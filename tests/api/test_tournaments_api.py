@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.services.tournaments import tournament_advance
+from tournaments.services.tournaments.running import tournament_advance
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ from bots.services import (
 )
 from lineit_platform.errors import Forbidden
 from lineit_platform.queueing import send, send_after_commit
-from tournaments.services import matches_sweep
+from tournaments.services.matches import matches_sweep
 
 pytestmark = pytest.mark.django_db
 
@@ -40,18 +40,13 @@ def upload(bot, user, content: bytes = GOOD_BOT, **kwargs) -> BotVersion:  # typ
 
 
 @functools.cache
-def dead_broker_task():  # type: ignore[no-untyped-def]
-    """A task of a real Celery app whose Redis broker is a port where nothing listens."""
+def dead_broker() -> Celery:
+    """A real Celery app whose Redis broker is a port where nothing listens."""
     app = Celery("dead-broker", set_as_current=False)
     # The write URL: Celery prefers a CELERY_BROKER_URL variable (the tests' own broker) to broker_url.
     app.conf.broker_write_url = f"redis://127.0.0.1:{free_port()}/0"
     app.conf.task_publish_retry_policy = {"max_retries": 0}
-
-    @app.task(name="tests.dead_broker_task")
-    def task(version_id: int) -> None:  # pragma: no cover - never delivered
-        pass
-
-    return task
+    return app
 
 
 # --- The broker is down at the upload ---------------------------------------------------------
@@ -59,7 +54,10 @@ def dead_broker_task():  # type: ignore[no-untyped-def]
 
 def test_a_message_the_broker_refuses_is_logged_not_raised(caplog) -> None:  # type: ignore[no-untyped-def]
     with caplog.at_level(logging.WARNING, logger="lineit_platform.queueing"):
-        assert send(dead_broker_task(), 7, what="the validation of version 7") is False
+        assert (
+            send("bots.tasks.bot_version_validate_task", 7, what="the validation of version 7", app=dead_broker())
+            is False
+        )
     assert "could not send the validation of version 7" in caplog.text and "sweeper" in caplog.text
 
 
@@ -69,7 +67,12 @@ def test_after_commit_a_refused_message_leaves_the_committed_write_alone(  # typ
     bot = bot_create(owner=alice, name="offline")
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         version = upload(bot, alice, validate=False)
-        send_after_commit(dead_broker_task(), version.pk, what=f"the validation of version {version.pk}")
+        send_after_commit(
+            "bots.tasks.bot_version_validate_task",
+            version.pk,
+            what=f"the validation of version {version.pk}",
+            app=dead_broker(),
+        )
     assert len(callbacks) == 1  # it ran, failed to send, and raised nothing
     assert BotVersion.objects.get(pk=version.pk).status == "validating"
 

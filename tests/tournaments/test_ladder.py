@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from lineit.engine import RULES_VERSION
 from tournaments.models import Match, Rating
-from tournaments.services import ladder_tick
+from tournaments.services.ladder import ladder_tick
 
 pytestmark = pytest.mark.django_db
 

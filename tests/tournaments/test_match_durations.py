@@ -13,8 +13,8 @@ from lineit.botkit.schedule import longest_seconds, most_decisions
 from lineit_platform.checks import check_platform_settings
 from lineit_platform.errors import ApplicationError
 from tournaments.models import Match, Tournament
-from tournaments.services import match_schedule
-from tournaments.services.tournaments import tournament_create
+from tournaments.services.matches import match_schedule
+from tournaments.services.tournaments.creation import tournament_create
 
 
 def test_the_longest_a_match_can_last_by_hand() -> None:

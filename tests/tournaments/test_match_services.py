@@ -11,7 +11,7 @@ from bots.runner import sandbox_match_run
 from lineit.botkit.limits import Limits
 from lineit_platform.errors import ApplicationError, Conflict
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent
-from tournaments.services import (
+from tournaments.services.matches import (
     match_cancel,
     match_claim,
     match_execute,
@@ -19,9 +19,9 @@ from tournaments.services import (
     match_release,
     match_requeue,
     match_schedule,
+    match_spec,
     matches_sweep,
 )
-from tournaments.services.matches import match_spec
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from django.core.management import call_command
 
 from bots.runner import sandbox_match_run
 from tournaments.models import Match, Rating, RatingEvent
-from tournaments.services import match_claim, match_execute, match_record_result, match_schedule, ratings_recompute
-from tournaments.services.matches import match_spec
+from tournaments.services.matches import match_claim, match_execute, match_record_result, match_schedule, match_spec
+from tournaments.services.ratings import ratings_recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -65,7 +65,7 @@ def test_a_failed_or_cancelled_match_is_passed_over(version_factory) -> None:  #
     later = match_schedule(versions=[a, b], games=2, ranked=True)
     match_record_result(match_id=later.pk, attempt=1, result=play(later))
     assert not Rating.objects.exists()
-    from tournaments.services import match_cancel
+    from tournaments.services.matches import match_cancel
 
     match_cancel(match=blocked)
     assert live_table()[a.pk][1] == 2

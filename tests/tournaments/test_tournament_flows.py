@@ -16,7 +16,8 @@ from rest_framework.test import APIClient
 from tournament_helpers import play_out
 
 from tournaments.models import Match, RecurringTournament, Tournament
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.services.tournaments.creation import tournament_create
+from tournaments.services.tournaments.running import tournament_start
 
 pytestmark = [pytest.mark.django_db]
 

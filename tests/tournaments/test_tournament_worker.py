@@ -20,8 +20,10 @@ from tournament_helpers import CRASHING_BOT
 
 from lineit import formats
 from tournaments.models import Game, Match, Tournament
-from tournaments.services import matches_sweep, ratings_recompute
-from tournaments.services.tournaments import tournament_create, tournament_standings
+from tournaments.selectors.tournaments import tournament_standings
+from tournaments.services.matches import matches_sweep
+from tournaments.services.ratings import ratings_recompute
+from tournaments.services.tournaments.creation import tournament_create
 from tournaments.tasks import tournament_advance_task, tournament_start_task
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -19,7 +19,9 @@ from bots.models import BotVersion
 from bots.services import bot_create, bot_version_upload, builtin_bots_register
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, Match, RatingEvent
-from tournaments.services import ladder_tick, match_schedule, matches_sweep, ratings_recompute
+from tournaments.services.ladder import ladder_tick
+from tournaments.services.matches import match_schedule, matches_sweep
+from tournaments.services.ratings import ratings_recompute
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

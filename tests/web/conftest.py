@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.core.cache import caches
 
-from tournaments.services import match_execute, match_schedule
+from tournaments.services.matches import match_execute, match_schedule
 
 
 @pytest.fixture(autouse=True)

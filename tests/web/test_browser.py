@@ -22,8 +22,9 @@ from web_browser import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch, screenshot, web_w
 from bots.models import BotVersion
 from bots.services import builtin_bots_register
 from tournaments.models import Game, Match, Tournament
-from tournaments.services import match_schedule
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.services.matches import match_schedule
+from tournaments.services.tournaments.creation import tournament_create
+from tournaments.services.tournaments.running import tournament_start
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

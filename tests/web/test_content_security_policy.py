@@ -22,7 +22,8 @@ from web_browser import CHROMIUM, CHROMIUM_ARGS
 from lineit_platform.api.docs import REDOC_POLICY, REDOC_STYLES
 from lineit_platform.security import HEADER, SITE_POLICY
 from tournaments.models import Game
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.services.tournaments.creation import tournament_create
+from tournaments.services.tournaments.running import tournament_start
 
 ROOT = Path(settings.BASE_DIR)
 TEMPLATE_FOLDERS = [ROOT / "templates", *ROOT.glob("*/templates"), *ROOT.glob("lineit_platform/*/templates")]

@@ -1,28 +1,13 @@
-"""Writes that span models. Keyword-only, typed, atomic, named ``<entity>_<action>``."""
+"""Writes that span models, by domain; keyword-only, typed, atomic, named ``<entity>_<action>``.
 
-from .ladder import ladder_tick
-from .matches import (
-    match_cancel,
-    match_claim,
-    match_execute,
-    match_record_result,
-    match_release,
-    match_requeue,
-    match_schedule,
-    matches_sweep,
-)
-from .ratings import ratings_apply_pending, ratings_recompute
+* matches: ``matches`` (the state machine: schedule, claim, execute, record, release, requeue,
+  cancel, sweep), ``match_requests`` (unranked matches a user asks for, within the quota),
+  ``ladder`` (the rated matches of the ladder);
+* ratings: ``ratings`` (the one rating writer, and the recomputation from the events);
+* tournaments: ``tournaments/`` (``creation``, ``running``, ``recurring``).
 
-__all__ = [
-    "ladder_tick",
-    "match_cancel",
-    "match_claim",
-    "match_execute",
-    "match_record_result",
-    "match_release",
-    "match_requeue",
-    "match_schedule",
-    "matches_sweep",
-    "ratings_apply_pending",
-    "ratings_recompute",
-]
+The arrows run one way: tournaments -> matches -> ratings are never imported upwards. The one call
+up, a match ended so its tournament may advance, is ``matches._ended``: it only sends the
+tournament's advance task, by name. Services send tasks by name (lineit_platform/queueing.py) and
+import no task; tasks (tournaments/tasks.py) call services. Import each name from its module.
+"""

@@ -33,16 +33,21 @@ logger = logging.getLogger(__name__)
 
 
 def _queue(match_id: int) -> None:
-    from ..tasks import match_run_task
-
-    send_after_commit(match_run_task, match_id, what=f"match {match_id}")
+    send_after_commit("tournaments.tasks.match_run_task", match_id, what=f"match {match_id}")
 
 
 def _ended(match: Match) -> None:
-    """A match ended (finished, failed or cancelled): its tournament, if any, may advance."""
-    from .tournaments import tournament_match_ended
+    """A match ended (finished, failed or cancelled): its tournament, if any, may advance.
 
-    tournament_match_ended(match=match)
+    The one call from the matches domain up to the tournaments domain. It only sends the
+    tournament's advance task (by name, after commit), which locks the tournament and advances it
+    once every match of its round has ended; a lost message (broker down) is made up for by the
+    tournaments tick."""
+    if match.tournament_id is not None:
+        tournament = match.tournament_id
+        send_after_commit(
+            "tournaments.tasks.tournament_advance_task", tournament, what=f"the advance of tournament {tournament}"
+        )
 
 
 def match_duration_check(*, num_players: int, games: int, limits: Limits) -> None:

@@ -20,7 +20,7 @@ from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_retire, bot_version_upload
 from bots.uploads import UploadRejected
 from tournaments.models import RatingEvent
-from tournaments.selectors import head_to_head
+from tournaments.selectors.matches import head_to_head
 
 from ..filters import BotFilter, RatingHistoryFilter, VersionFilter
 from ..pagination import OldestFirstCursorPagination

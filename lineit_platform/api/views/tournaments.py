@@ -18,15 +18,9 @@ from rest_framework.response import Response
 from bots.models import Bot, BotVersion
 from lineit_platform.errors import Conflict, NotFound
 from tournaments.models import Tournament, TournamentEntry
-from tournaments.services.tournaments import (
-    tournament_bracket,
-    tournament_cancel,
-    tournament_create,
-    tournament_rounds,
-    tournament_sign_up,
-    tournament_standings,
-    tournament_start,
-)
+from tournaments.selectors.tournaments import tournament_bracket, tournament_rounds, tournament_standings
+from tournaments.services.tournaments.creation import tournament_create, tournament_sign_up
+from tournaments.services.tournaments.running import tournament_cancel, tournament_start
 
 from ..filters import TournamentFilter
 from ..serializers import (

@@ -12,7 +12,7 @@ from bots.models import Bot, BotVersion
 from lineit.botkit.untrusted import safe_text
 from lineit.engine import ReplayError
 from tournaments.models import Game, Match
-from tournaments.selectors import head_to_head
+from tournaments.selectors.matches import head_to_head
 
 from .. import selectors
 from ..plots import rating_plot

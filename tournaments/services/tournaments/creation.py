@@ -4,7 +4,7 @@
 tournament (the admin and the recurring templates use them too); ``tournament_create`` makes the
 tournament, enters the chosen versions and schedules its start as a one-off django-celery-beat
 task. Until the start, owners (or staff) sign bots up and withdraw them under a lock on the
-tournament's row (``_lock``, shared with ``running``), so entries freeze cleanly at the start.
+tournament's row (``Tournament.objects.locked``, as ``running`` does), so entries freeze cleanly at the start.
 """
 
 from __future__ import annotations
@@ -239,10 +239,6 @@ def tournament_create(
     return tournament
 
 
-def _lock(tournament_id: int) -> Tournament:
-    return Tournament.objects.select_for_update().get(pk=tournament_id)
-
-
 def _may_enter(user: AbstractBaseUser, bot: Bot) -> bool:
     return bool(getattr(user, "is_staff", False)) or bot.owner_id == user.pk
 
@@ -253,7 +249,7 @@ def tournament_sign_up(
 ) -> TournamentEntry:
     """Enter ``bot`` (its owner or staff): with ``version`` that version, else its newest active
     version at the start."""
-    tournament = _lock(tournament.pk)
+    tournament = Tournament.objects.locked(tournament.pk)
     now = timezone.now()
     if tournament.status != Tournament.Status.OPEN or (
         tournament.signup_deadline is not None and tournament.signup_deadline <= now
@@ -275,7 +271,7 @@ def tournament_sign_up(
 
 @transaction.atomic
 def tournament_withdraw(*, entry: TournamentEntry, user: AbstractBaseUser) -> None:
-    tournament = _lock(entry.tournament_id)
+    tournament = Tournament.objects.locked(entry.tournament_id)
     if tournament.status not in Tournament.NOT_STARTED:
         raise Conflict(f"{tournament.name} has started; entries are frozen")
     if not _may_enter(user, entry.bot):

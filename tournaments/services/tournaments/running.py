@@ -19,11 +19,10 @@ from bots.models import BotVersion
 from lineit import formats
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import Conflict
-from lineit_platform.queueing import send_after_commit
 
 from ...models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
 from ..matches import match_cancel, match_schedule
-from .creation import _lock, tournament_options
+from .creation import tournament_options
 from .recurring import recurring_tournament_run
 
 # --- Starting ---------------------------------------------------------------------------------
@@ -34,7 +33,7 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None, force: 
     """Freeze the entries, seed them by rating and create the first round's matches. Does nothing
     before ``starts_at`` (unless ``force``: "start now") or once started."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = Tournament.objects.locked(tournament_id)
     if tournament.status not in Tournament.NOT_STARTED or (not force and tournament.starts_at > now):
         return tournament
     entrants = _freeze_entries(tournament)
@@ -145,22 +144,12 @@ def _save_state(tournament: Tournament, state: formats.TournamentState, now: dat
     tournament.save(update_fields=["state", "round_number", "status", "started_at", "finished_at"])
 
 
-def tournament_match_ended(*, match: Match) -> None:
-    """Called whenever a match ends (finished, failed, cancelled): its tournament may advance."""
-    if match.tournament_id is not None:
-        from ...tasks import tournament_advance_task
-
-        tournament_id = match.tournament_id
-        # A lost message (broker down) is made up for by tournaments_tick.
-        send_after_commit(tournament_advance_task, tournament_id, what=f"the advance of tournament {tournament_id}")
-
-
 @transaction.atomic
 def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> Tournament:
     """When every match of the pending round has ended, record the round and pair the next one
     (or finish). Otherwise, and when called again, nothing changes."""
     now = now or timezone.now()
-    tournament = _lock(tournament_id)
+    tournament = Tournament.objects.locked(tournament_id)
     if tournament.status != Tournament.Status.RUNNING:
         return tournament
     state = formats.TournamentState.from_dict(tournament.state)
@@ -213,7 +202,7 @@ def _outcome(pairing: formats.Pairing, match: Match) -> formats.MatchOutcome:
 @transaction.atomic
 def tournament_cancel(*, tournament: Tournament, note: str = "") -> Tournament:
     """Stop a tournament that has not finished; its queued and running matches are cancelled."""
-    tournament = _lock(tournament.pk)
+    tournament = Tournament.objects.locked(tournament.pk)
     if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         raise Conflict(f"{tournament.name} is {tournament.status}; it cannot be cancelled")
     return _cancel(tournament, note=note or "cancelled", now=timezone.now())

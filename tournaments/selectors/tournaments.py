@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from lineit import formats
-
-from ...models import Game, Match, Tournament
+from tournaments.models import Game, Match, Tournament
 
 # --- Reading: rounds, standings after each round, the bracket (for the API and the pages) -------
 

@@ -1,0 +1,25 @@
+"""The app's models, by domain: ``matches`` (a match, its entrants, games and failures),
+``ratings`` (live ratings, their events and the writer's ledger) and ``tournaments`` (tournaments,
+their entries and recurring templates). Django reads an app's models from this module."""
+
+from .matches import Game, GameFailure, Match, MatchEntrant, MatchQuerySet, compress_replay, decompress_replay
+from .ratings import Rating, RatingEvent, RatingLedger
+from .tournaments import TOURNAMENT_SETTINGS, RecurringTournament, Tournament, TournamentEntry, TournamentSettings
+
+__all__ = [
+    "TOURNAMENT_SETTINGS",
+    "Game",
+    "GameFailure",
+    "Match",
+    "MatchEntrant",
+    "MatchQuerySet",
+    "Rating",
+    "RatingEvent",
+    "RatingLedger",
+    "RecurringTournament",
+    "Tournament",
+    "TournamentEntry",
+    "TournamentSettings",
+    "compress_replay",
+    "decompress_replay",
+]

@@ -1,0 +1,182 @@
+"""The matches domain: a match is a state machine in the database, its entrants, its games (each
+with its replay) and the failures of its bots."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from bots.models import BotVersion
+from lineit.botkit.failures import public_replay
+
+
+class MatchQuerySet(models.QuerySet["Match"]):
+    def pending(self) -> MatchQuerySet:
+        return self.filter(status__in=Match.PENDING)
+
+
+class Match(models.Model):
+    """A state machine in the database: queued -> running -> finished | failed, or cancelled.
+
+    A running match whose worker died goes back to queued (or to failed after
+    ``max_attempts``). Celery only ever carries the id.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    class Origin(models.TextChoices):
+        MANUAL = "manual"
+        LADDER = "ladder"
+        TOURNAMENT = "tournament"
+
+    PENDING = (Status.QUEUED, Status.RUNNING)
+
+    ruleset = models.CharField(max_length=20)
+    rules_version = models.CharField(max_length=20)
+    num_players = models.PositiveSmallIntegerField()
+    games = models.PositiveIntegerField()
+    duplicate_deals = models.BooleanField(default=True)
+    rotate_seats = models.BooleanField(default=True)
+    seed = models.BigIntegerField()
+    ranked = models.BooleanField(default=False)
+    limits = models.JSONField(default=dict)
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.MANUAL)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="matches"
+    )
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    max_attempts = models.PositiveIntegerField(default=3)
+    worker = models.CharField(max_length=200, blank=True)
+    sandbox_tier = models.CharField(max_length=32, blank=True)
+    error = models.TextField(blank=True)
+    games_played = models.PositiveIntegerField(default=0)  # progress of the current attempt
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Set once the rating writer has dealt with this match (applied, or nothing to apply).
+    rated_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A tournament's match: the pairing at table ``tournament_table`` of round ``tournament_round``.
+    tournament = models.ForeignKey(
+        "Tournament", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+    )
+    tournament_round = models.PositiveIntegerField(null=True, blank=True)
+    tournament_table = models.PositiveIntegerField(null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["ranked", "rated_at", "id"], name="match_rating_queue")]
+        constraints = [
+            # One match per pairing: a task that pairs a round twice cannot create it twice.
+            models.UniqueConstraint(
+                fields=["tournament", "tournament_round", "tournament_table"], name="unique_tournament_table"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.status})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in self.PENDING
+
+
+class MatchEntrant(models.Model):
+    """Entrant ``index`` of a match: one bot version, and its totals once the match is over."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="entrants")
+    index = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
+    total_score = models.IntegerField(null=True, blank=True)
+    mean_rank = models.FloatField(null=True, blank=True)
+    wins = models.PositiveIntegerField(null=True, blank=True)
+    forfeits = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [models.UniqueConstraint(fields=["match", "index"], name="unique_entrant_index")]
+        # The matches of a version (or a bot), newest first: the API's match list filters.
+        indexes = [models.Index(fields=["version", "match"], name="entrant_version_match")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}#{self.index} {self.version_id}"
+
+
+def compress_replay(document: dict[str, Any]) -> bytes:
+    return zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+
+
+def decompress_replay(blob: bytes) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(zlib.decompress(bytes(blob)))
+    return document
+
+
+class Game(models.Model):
+    """One game of a match: who sat where, scores, ranks and the replay (zlib-compressed JSON in
+    the engine's replay format)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="game_logs")
+    index = models.PositiveIntegerField()
+    deal = models.PositiveIntegerField()
+    deck_seed = models.BigIntegerField()
+    seats = models.JSONField()  # entrant index per seat
+    scores = models.JSONField()  # per seat
+    ranks = models.JSONField()  # per seat, forfeits last
+    forfeits = models.JSONField(default=list)  # seats
+    timings = models.JSONField(default=list)  # per seat: decisions, total_seconds, max_seconds
+    replay = models.BinaryField()
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [models.UniqueConstraint(fields=["match", "index"], name="unique_game_index")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} game {self.index}"
+
+    def replay_document(self) -> dict[str, Any]:
+        """The replay as anyone may read it (every reader of a stored replay comes through here):
+        failures with their kind, seat, game and decision only, whatever an older replay holds."""
+        return public_replay(decompress_replay(self.replay))
+
+
+class GameFailure(models.Model):
+    """What went wrong with one seat in one game. The kind and the decision are public; the
+    message and the stderr tail are the bot's own text, for its owner (and staff) only."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="failures")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="failures")
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="failures")
+    seat = models.SmallIntegerField()
+    kind = models.CharField(max_length=20, db_index=True)
+    message = models.TextField()
+    decision = models.IntegerField(default=-1)
+    stderr_tail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["match", "game__index", "seat"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} in match {self.match_id}"
+
+    def public_dict(self, viewer: object = None) -> dict[str, Any]:
+        data: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "decision": self.decision}
+        if self.version.visible_details_for(viewer):
+            data["message"] = self.message
+            data["stderr_tail"] = self.stderr_tail
+        return data
