@@ -42,18 +42,26 @@ def k_factor(games_played: int) -> float:
 
 
 def game_deltas(ratings: Sequence[float], ranks: Sequence[int], ks: Sequence[float]) -> list[float]:
-    """The rating change of each player of one game (ranks: 1 is first, equal ranks tie)."""
+    """The rating change of each player of one game (ranks: 1 is first, equal ranks tie): what
+    EloTable.apply adds, so this loop is what recomputing a million games costs (benchmarks/elo.py).
+
+    E_ij = 1 / (1 + 10^((Rj - Ri)/400)) = Qi / (Qi + Qj) with Q = 10^(R/400): n powers, not
+    n(n-1). Each pair is visited once: what i gains over expectation against j, j loses."""
     n = len(ratings)
     if not 2 <= n <= 5 or len(ranks) != n or len(ks) != n:
         raise ValueError(f"a rated game has 2 to 5 players with one rank and one K each, not {n}")
-    deltas = []
+    strength = [10.0 ** (rating / 400.0) for rating in ratings]
+    totals = [0.0] * n
+    for i in range(n - 1):
+        rank, mine = ranks[i], strength[i]
+        for j in range(i + 1, n):
+            surprise = pair_score(rank, ranks[j]) - mine / (mine + strength[j])
+            totals[i] += surprise
+            totals[j] -= surprise
+    share = n - 1
     for i in range(n):
-        total = 0.0
-        for j in range(n):
-            if i != j:
-                total += pair_score(ranks[i], ranks[j]) - expected_score(ratings[i], ratings[j])
-        deltas.append(ks[i] / (n - 1) * total)
-    return deltas
+        totals[i] = ks[i] / share * totals[i]
+    return totals
 
 
 class RatingChange(NamedTuple, Generic[Key]):
@@ -79,37 +87,18 @@ class EloTable(Generic[Key]):
         return self.ratings.get(player, START_RATING)
 
     def apply(self, players: Sequence[Key], ranks: Sequence[int]) -> list[RatingChange[Key]]:
-        """Rate one game; ``players[s]`` finished with ``ranks[s]``. Returns one change per player.
-
-        The same sums as ``game_deltas``, inlined: this loop is what recomputing a million games
-        costs."""
+        """Rate one game; ``players[s]`` finished with ``ranks[s]``. Returns one change per player."""
         n = len(players)
         if len(set(players)) != n:
             raise ValueError("a player cannot take two seats in a rated game")
-        if not 2 <= n <= 5 or len(ranks) != n:
-            raise ValueError(f"a rated game has 2 to 5 players with one rank each, not {n}")
         ratings, games = self.ratings, self.games
         before = [ratings.get(player, START_RATING) for player in players]
-        played = [games.get(player, 0) for player in players]
-        # E_ij = 1 / (1 + 10^((Rj - Ri)/400)) = Qi / (Qi + Qj) with Q = 10^(R/400): n powers, not
-        # n(n-1). Each pair is visited once: what i gains over expectation against j, j loses.
-        strength = [10.0 ** (rating / 400.0) for rating in before]
-        totals = [0.0] * n
-        for i in range(n - 1):
-            rank, mine = ranks[i], strength[i]
-            for j in range(i + 1, n):
-                other = ranks[j]
-                score = 1.0 if rank < other else (0.5 if rank == other else 0.0)
-                surprise = score - mine / (mine + strength[j])
-                totals[i] += surprise
-                totals[j] -= surprise
+        ks = [k_factor(games.get(player, 0)) for player in players]
+        deltas = game_deltas(before, ranks, ks)
         changes = []
-        share = n - 1
         for i in range(n):
-            k = K_PROVISIONAL if played[i] < PROVISIONAL_GAMES else K_ESTABLISHED
-            delta = k / share * totals[i]
-            changes.append(RatingChange(players[i], before[i], before[i] + delta, delta, k))
-        for change, count in zip(changes, played):
-            ratings[change.player] = change.after
-            games[change.player] = count + 1
+            player, rating, delta = players[i], before[i], deltas[i]
+            changes.append(RatingChange(player, rating, rating + delta, delta, ks[i]))
+            ratings[player] = rating + delta
+            games[player] = games.get(player, 0) + 1
         return changes

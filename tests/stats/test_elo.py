@@ -17,7 +17,20 @@ from lineit.stats.elo import (
     expected_score,
     game_deltas,
     k_factor,
+    pair_score,
 )
+
+
+def textbook_deltas(ratings: list[float], ranks: list[int], ks: list[float]) -> list[float]:
+    """The module docstring's formula, pair by pair, with expected_score (game_deltas takes a
+    shorter road to the same sums)."""
+    n = len(ratings)
+    return [
+        ks[i]
+        / (n - 1)
+        * sum(pair_score(ranks[i], ranks[j]) - expected_score(ratings[i], ratings[j]) for j in range(n) if j != i)
+        for i in range(n)
+    ]
 
 
 def test_two_equal_players_k32_a_win_moves_16_each_way() -> None:
@@ -95,5 +108,37 @@ def test_the_table_agrees_with_the_textbook_formula() -> None:
     table.seed("b", 1609.0, 3)
     table.seed("c", 1450.0, 0)
     changes = table.apply(["a", "b", "c"], [2, 1, 2])
-    expected = game_deltas([1613.0, 1609.0, 1450.0], [2, 1, 2], [20.0, 40.0, 40.0])
+    expected = textbook_deltas([1613.0, 1609.0, 1450.0], [2, 1, 2], [20.0, 40.0, 40.0])
     assert [change.delta for change in changes] == pytest.approx(expected, rel=1e-12)
+    assert [change.after for change in changes] == pytest.approx(
+        [1613.0 + expected[0], 1609.0 + expected[1], 1450.0 + expected[2]]
+    )
+    assert table.games == {"a": 41, "b": 4, "c": 1}
+
+
+@given(
+    st.lists(st.floats(min_value=800, max_value=2400), min_size=2, max_size=5),
+    st.randoms(use_true_random=False),
+)
+def test_game_deltas_are_the_textbook_formula(ratings: list[float], rng: random.Random) -> None:
+    ranks = [rng.randint(1, len(ratings)) for _ in ratings]
+    ks = [rng.choice((K_PROVISIONAL, K_ESTABLISHED)) for _ in ratings]
+    assert game_deltas(ratings, ranks, ks) == pytest.approx(textbook_deltas(ratings, ranks, ks), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "players, ks",
+    [(1, [40.0]), (6, [40.0] * 6), (2, [40.0, 40.0, 40.0])],
+    ids=["one player", "six players", "three Ks for two players"],
+)
+def test_a_game_of_one_or_six_players_or_one_k_too_many_is_refused(players: int, ks: list[float]) -> None:
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        game_deltas([1500.0] * players, list(range(1, players + 1)), ks)
+
+
+@pytest.mark.parametrize("players", [1, 6])
+def test_the_table_refuses_a_game_of_one_or_six_players_and_changes_nothing(players: int) -> None:
+    table: EloTable[int] = EloTable()
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        table.apply(list(range(players)), list(range(1, players + 1)))
+    assert table.ratings == {} and table.games == {}
