@@ -9,7 +9,7 @@ import signal
 
 from lineit.botkit.failures import CPU_LIMIT, CRASH, EXITED, PROTOCOL
 
-HOST_PIPE_LOST = 125  # host.py's exit status when the bot closed or broke its pipes
+from .host import PIPE_LOST
 
 
 def wait_for_exit(pidfd: int, seconds: float) -> None:
@@ -47,7 +47,7 @@ def describe_exit(
     A bot that ignores, handles or blocks SIGXCPU is killed by the kernel at the hard CPU limit
     with SIGKILL: ``cpu_seconds`` (what it used) at or over ``cpu_limit`` (the soft limit) makes
     that SIGKILL a ``cpu_limit`` too, not a crash."""
-    if status == HOST_PIPE_LOST:
+    if status == PIPE_LOST:
         return PROTOCOL, "the bot closed or broke its pipes"
     number = -status if status < 0 else status - 128 if bubblewrap and status > 128 else 0
     if number:

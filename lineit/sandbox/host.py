@@ -22,7 +22,9 @@ number of the request answered and UTF-8 text, so the parent never decodes anyth
 a string from the untrusted side.
 
 This file and host_confinement.py are copied into the sandbox's read-only runtime folder; they
-must stay standard-library only and must not import the platform package at module level.
+must stay standard-library only and must not import the platform package at module level. The
+format's constants are written here only: the parent's end (protocol.py) and its reading of the
+host's exit status (exits.py) import them from this module, which does nothing when imported.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 MAX_FRAME = 1 << 20
 HEADER = 4
 SEQUENCE = 4  # every frame names the request it answers (protocol.py)
-PIPE_LOST = 125  # exit status when the bot broke the host's pipes (exits.py reads it as protocol)
+PIPE_LOST = 125  # exit status when the bot closed or broke the host's pipes (exits.py: a protocol failure)
 
 # Host -> parent message types.
 CONFINED = b"C"
@@ -49,7 +51,7 @@ ACK = b"K"
 FAILURE = b"F"
 CANARY = b"Y"
 
-_reserve: bytearray | None = bytearray(256 * 1024)  # released on MemoryError so the host can still report it
+_reserve: bytearray | None = None  # made by main(), released on MemoryError so the host can still report it
 _spare_fd = -1  # a descriptor kept free for reporting a bot that used up its open files
 
 
@@ -253,7 +255,8 @@ def serve(channel: Channel, policy: Any) -> None:
 
 
 def main() -> None:
-    global _spare_fd
+    global _reserve, _spare_fd
+    _reserve = bytearray(256 * 1024)
     sys.path.insert(0, __file__.rpartition("/")[0])  # the runtime folder (-I leaves it out)
     import host_confinement as confinement
 

@@ -2,9 +2,9 @@
 
 Requests (parent to host) are a request number and a marshal payload, replies (host to parent)
 are one type byte, the number of the request answered and UTF-8 text; host.py documents the
-format. Every frame is
-capped at 1 MiB and every wait has a deadline, so a bot that writes garbage, writes half a frame,
-floods the pipe or closes it costs the parent at most its deadline.
+format and holds its constants, which both ends use. Every frame is capped at 1 MiB and every
+wait has a deadline, so a bot that writes garbage, writes half a frame, floods the pipe or
+closes it costs the parent at most its deadline.
 """
 
 from __future__ import annotations
@@ -16,21 +16,21 @@ import struct
 import time
 from collections.abc import Callable
 
-MAX_FRAME = 1 << 20
-HEADER = 4
-SEQUENCE = 4  # bytes of the request number after a host frame's kind byte
+from . import host
+from .host import HEADER, MAX_FRAME, SEQUENCE
+
 LENGTH = struct.Struct(">I")
 REQUEST_HEAD = struct.Struct(">II")  # length, request number
 REPLY_HEAD = struct.Struct(">IBI")  # length, kind, request number: the fixed start of a reply
 MIN_REPLY = 1 + SEQUENCE  # a reply's payload holds at least its kind and its request number
 
-# Reply kinds (host.py)
-CONFINED = ord("C")
-READY = ord("R")
-ACTION = ord("A")
-ACK = ord("K")
-FAILURE = ord("F")
-CANARY = ord("Y")
+# Reply kinds, as the byte values read from a reply
+CONFINED = host.CONFINED[0]
+READY = host.READY[0]
+ACTION = host.ACTION[0]
+ACK = host.ACK[0]
+FAILURE = host.FAILURE[0]
+CANARY = host.CANARY[0]
 
 
 class ChannelTimeout(Exception):
