@@ -69,7 +69,7 @@ CASES = [
     # the platform's code
     Case("import_referee", "load", "(ModuleNotFoundError|ImportError)"),
     Case("import_django_settings", "load", "ModuleNotFoundError"),
-    Case("import_site_packages", "load", "No module named 'msgpack'"),
+    Case("import_site_packages", "load", "No module named 'networkx'"),
     Case("engine_user", None),
     Case("legacy_engine_user", None),  # lineit_platform.engine: the engine's old name, an alias
     # the protocol

@@ -1,4 +1,4 @@
-import msgpack  # noqa: F401  the worker's site-packages are not in the sandbox
+import networkx  # noqa: F401  the worker's site-packages (where the kit's own networkx is) are not in the sandbox
 
 
 def act(observation):
