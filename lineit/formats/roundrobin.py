@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from .seating import SeatBook, equitable_seats
+from .seating import equitable_seats
 
 Schedule = list[list[tuple[int, ...]]]  # rounds of tables of positions; a 1-tuple is a bye
 
@@ -116,12 +116,3 @@ def _cover_one_new_pair(tables: list[list[int]], meetings: list[list[int]]) -> N
 def rotate_seats(schedule: Schedule, shift: int) -> Schedule:
     """The same schedule with every table's seats moved ``shift`` places (the next cycle)."""
     return [[table[shift % len(table) :] + table[: shift % len(table)] for table in round_] for round_ in schedule]
-
-
-def seat_spread(schedule: Schedule, table_size: int) -> dict[int, int]:
-    book = SeatBook(table_size)
-    for round_ in schedule:
-        for table in round_:
-            if len(table) > 1:
-                book.record(table)
-    return {entrant: book.spread(entrant) for entrant in book.counts}

@@ -106,11 +106,6 @@ class SeatBook:
         repeated = sum(1 for seat, entrant in enumerate(order) if self.last.get(entrant) == seat)
         return added, repeated
 
-    def spread(self, entrant: EntrantId) -> int:
-        """Most-used seat minus least-used seat (seats up to the table size)."""
-        counts = self.counts.get(entrant, [0] * self.table_size)
-        return max(counts) - min(counts)
-
     def _above_least(self, entrant: EntrantId) -> tuple[int, ...]:
         counts = self.counts.get(entrant, [0] * self.table_size)
         least = min(counts)

@@ -275,8 +275,3 @@ def seat_first_tables(
             table_node, joiner = (end_a, end_b) if isinstance(end_a, tuple) else (end_b, end_a)
             tables[cast(tuple[str, int], table_node)[1]].append(cast(EntrantId, joiner))
     return tables
-
-
-def table_rematches(tables: Sequence[Sequence[EntrantId]], met: Mapping[frozenset[EntrantId], int]) -> int:
-    """How many pairs at these tables have met before."""
-    return sum(met.get(frozenset(pair), 0) > 0 for table in tables for pair in itertools.combinations(table, 2))
