@@ -8,6 +8,7 @@ import dataclasses
 import json
 import stat
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     sources = resolve_sources(args.bots)
     spec = match_spec(args, len(sources))
     limits = match_limits(args)
-    replays = prepare_replay_folder(args.replays, spec.games)
+    replays = prepare_replay_folder(args.replays)
     progress = Progress(spec.games, sys.stderr, enabled=args.progress or sys.stderr.isatty())
     done = 0
 
@@ -206,13 +207,15 @@ def match_limits(args: argparse.Namespace) -> Limits:
         raise UsageError(str(error)) from None
 
 
-def prepare_replay_folder(folder: Path | None, games: int) -> Path | None:
+def prepare_replay_folder(folder: Path | None) -> Path | None:
+    """The replay folder, made if need be and known to take files before anything is played
+    (match and tournament); the probe leaves nothing behind."""
     if folder is None:
         return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / replay_name(0, games)
-        probe.touch()
+        with tempfile.TemporaryFile(dir=folder):
+            pass
     except OSError as error:
         raise CommandError(f"cannot write replays into {folder}: {error.strerror or error}") from None
     return folder

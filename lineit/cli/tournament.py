@@ -10,7 +10,6 @@ import argparse
 import contextlib
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from lineit.formats.api import bracket_state, planned_rounds
 from lineit.formats.bracket import FINAL, LOSERS, WINNERS, tree_order
 
 from .errors import BotsForfeited, CommandError, UsageError
-from .match import bot_failures, bots_never_loaded, play, resolve_entrants
+from .match import bot_failures, bots_never_loaded, play, prepare_replay_folder, resolve_entrants
 from .progress import Progress
 from .report import format_rows, replay_name
 
@@ -110,18 +109,6 @@ def run(args: argparse.Namespace) -> int:
         names = [sources[entrant].name for entrant in sorted(runner.failed)]
         raise BotsForfeited(f"{len(names)} bot(s) failed in some games: {', '.join(map(repr, names))}")
     return 0
-
-
-def prepare_replay_folder(folder: Path | None) -> Path | None:
-    if folder is None:
-        return None
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        raise CommandError(f"cannot write replays into {folder}: {error.strerror or error}") from None
-    return folder
 
 
 def tournament_options(args: argparse.Namespace) -> formats.Options:

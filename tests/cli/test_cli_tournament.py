@@ -110,3 +110,11 @@ def test_bad_arguments_get_one_line_and_exit_status_two(lineit, argv, fragments)
     outcome = lineit("tournament", *argv, "--in-process")
     assert_one_line_error(outcome, 2, *fragments)
     assert outcome.out == ""
+
+
+def test_an_unwritable_replay_folder_is_an_error_before_playing(lineit, bot_file):
+    blocker = bot_file("occupied", "a file where the folder should be")
+    outcome = lineit("tournament", "random", "greedy", "--in-process", "--replays", blocker / "sub")
+
+    assert_one_line_error(outcome, 1, "cannot write replays into")
+    assert outcome.out == ""
