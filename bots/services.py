@@ -97,21 +97,44 @@ def bot_version_upload(
     ).first()
     if twin is not None:
         raise Conflict(f"this file is already {twin.label} ({twin.status})")
-    number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
-    version = BotVersion.objects.create(
+    version = _version_create(
         bot=bot,
-        number=number,
+        content=content,
+        sha256=sha256,
         kind=kind,
         original_name=Path(filename).name[:255],
-        path=_store(content, sha256, kind),
-        sha256=sha256,
-        size=len(content),
         uploaded_by=uploaded_by,
         validation_sent_at=timezone.now() if validate else None,
     )
     if validate:
         _queue_validation(version.pk)
     return version
+
+
+def _version_create(
+    *,
+    bot: Bot,
+    content: bytes,
+    sha256: str,
+    kind: str,
+    original_name: str,
+    uploaded_by: AbstractBaseUser,
+    **fields: object,
+) -> BotVersion:
+    """The next version of ``bot``, its code stored first. The caller holds the bot's row
+    (select_for_update), which serialises version numbers per bot."""
+    number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
+    return BotVersion.objects.create(
+        bot=bot,
+        number=number,
+        kind=kind,
+        original_name=original_name,
+        path=_store(content, sha256, kind),
+        sha256=sha256,
+        size=len(content),
+        uploaded_by=uploaded_by,
+        **fields,
+    )
 
 
 def _queue_validation(version_id: int) -> None:
@@ -172,8 +195,10 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
     return bot_version_activate(version=version, tier=result.tier)
 
 
-def _set_status(version: BotVersion, *, expected: str, fields: dict[str, object]) -> BotVersion:
-    updated = BotVersion.objects.filter(pk=version.pk, status=expected).update(**fields)
+def _set_status(version: BotVersion, *, expected: list[str], fields: dict[str, object]) -> BotVersion:
+    """Write ``fields`` if the version is still in one of the ``expected`` states (in one
+    conditional UPDATE, so two writers cannot both win); either way, the version as it now is."""
+    updated = BotVersion.objects.filter(pk=version.pk, status__in=expected).update(**fields)
     if updated:
         for name, value in fields.items():
             setattr(version, name, value)
@@ -184,7 +209,7 @@ def _set_status(version: BotVersion, *, expected: str, fields: dict[str, object]
 
 def bot_version_activate(*, version: BotVersion, tier: str = "") -> BotVersion:
     fields = {"status": BotVersion.Status.ACTIVE, "validated_at": timezone.now(), "sandbox_tier": tier}
-    return _set_status(version, expected=BotVersion.Status.VALIDATING, fields=fields)
+    return _set_status(version, expected=[BotVersion.Status.VALIDATING], fields=fields)
 
 
 def bot_version_reject(*, version: BotVersion, reason: str, stderr: str = "", tier: str = "") -> BotVersion:
@@ -195,7 +220,7 @@ def bot_version_reject(*, version: BotVersion, reason: str, stderr: str = "", ti
         "validated_at": timezone.now(),
         "sandbox_tier": tier,
     }
-    return _set_status(version, expected=BotVersion.Status.VALIDATING, fields=fields)
+    return _set_status(version, expected=[BotVersion.Status.VALIDATING], fields=fields)
 
 
 def bot_version_retire(*, version: BotVersion, retired_by: AbstractBaseUser | None = None) -> BotVersion:
@@ -207,13 +232,7 @@ def bot_version_retire(*, version: BotVersion, retired_by: AbstractBaseUser | No
     if retired_by is not None and version.bot.owner_id != retired_by.pk and not getattr(retired_by, "is_staff", False):
         raise Forbidden(f"{version.bot.name} belongs to someone else")
     fields = {"status": BotVersion.Status.RETIRED, "retired_at": timezone.now()}
-    live = [BotVersion.Status.ACTIVE, BotVersion.Status.VALIDATING]
-    if BotVersion.objects.filter(pk=version.pk, status__in=live).update(**fields):
-        for name, value in fields.items():
-            setattr(version, name, value)
-    else:
-        version.refresh_from_db()
-    return version
+    return _set_status(version, expected=[BotVersion.Status.ACTIVE, BotVersion.Status.VALIDATING], fields=fields)
 
 
 def system_user() -> AbstractBaseUser:
@@ -246,15 +265,12 @@ def builtin_bots_register(*, names: tuple[str, ...] = BUILTIN_NAMES) -> list[Bot
         if current is None:
             for old in bot.versions.filter(status=BotVersion.Status.ACTIVE):
                 bot_version_retire(version=old)
-            number = (bot.versions.aggregate(top=Max("number"))["top"] or 0) + 1
-            current = BotVersion.objects.create(
+            current = _version_create(
                 bot=bot,
-                number=number,
-                kind=BotVersion.Kind.FILE,
-                original_name=path.name,
-                path=_store(content, sha256, "py"),
+                content=content,
                 sha256=sha256,
-                size=len(content),
+                kind="py",  # BotVersion.Kind.FILE, a file's ending as check_upload names it
+                original_name=path.name,
                 uploaded_by=owner,
                 status=BotVersion.Status.ACTIVE,
                 validated_at=timezone.now(),

@@ -10,12 +10,15 @@ from django.conf import settings
 from bots.models import Bot, BotVersion
 from bots.services import (
     bot_create,
+    bot_version_activate,
     bot_version_retire,
     bot_version_upload,
     bot_version_validate,
     builtin_bots_register,
+    system_user,
 )
 from bots.uploads import UploadRejected
+from lineit.botkit.sources import BUILTIN_DIR
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 
 pytestmark = pytest.mark.django_db
@@ -125,3 +128,19 @@ def test_builtin_bots_are_registered_once_for_the_system_user(db) -> None:  # ty
     assert [v.pk for v in first] == [v.pk for v in second]
     assert {v.bot.name for v in first} >= {"random"}
     assert all(v.status == BotVersion.Status.ACTIVE and v.bot.owner.username == settings.SYSTEM_USERNAME for v in first)
+
+
+def test_a_builtin_whose_file_changed_is_its_next_version_and_the_old_one_retires(db) -> None:  # type: ignore[no-untyped-def]
+    # Given the random bot registered from an older file
+    owner = system_user()
+    bot = bot_create(owner=owner, name="random", is_builtin=True)
+    older = bot_version_activate(version=upload(bot, owner, GOOD_BOT, filename="random_bot.py", validate=False))
+    # When the built-ins are registered from today's files
+    (current,) = builtin_bots_register(names=("random",))
+    # Then today's file is version 2, stored as uploads are, active at once; version 1 is retired
+    code = (BUILTIN_DIR / "random_bot.py").read_bytes()
+    assert (current.number, current.status, current.kind) == (2, BotVersion.Status.ACTIVE, BotVersion.Kind.FILE)
+    assert current.file_path.read_bytes() == code and current.size == len(code)
+    assert current.uploaded_by == owner and current.original_name == "random_bot.py"
+    older.refresh_from_db()
+    assert older.status == BotVersion.Status.RETIRED
