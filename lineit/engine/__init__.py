@@ -11,11 +11,25 @@
 # First: it decides whether the compiled hot modules or their Python source are imported.
 from ._implementation import IMPLEMENTATION, WHY_NOT_COMPILED
 from .actions import CLOSE_ACTION, PASS_ACTION, describe, parse_action
-from .cards import ALL_CARDS, BET_CARDS, COLOURS, NUMBER_CARDS, bet_value, card_label, colour_of, is_bet
+from .cards import (
+    ALL_CARDS,
+    BET_CARDS,
+    BET_VALUE,
+    COLOUR_INDEX,
+    COLOURS,
+    NUMBER_CARDS,
+    bet_value,
+    card_label,
+    colour_of,
+    is_bet,
+)
 from .deal import new_game
 from .determinize import determinize
 from .errors import EngineError, IllegalAction, InvalidSeat, InvalidSetup, ReplayError
 from .explain import explain_illegal as explain_illegal_action
+from .line import Line
+from .observation import Observer
+from .phases import PHASE_NAMES
 from .replay import (
     REPLAY_FORMAT,
     REPLAY_FORMAT_VERSION,
@@ -25,15 +39,26 @@ from .replay import (
     replay_game,
     verify_replay,
 )
-from .rules import BGA, MAX_PLAYERS, MIN_PLAYERS, RULES_CHANGELOG, RULES_VERSION, RULESETS, STANDARD
-from .state import PHASE_NAMES, GameState, rounds_in_game, shuffled_deck
+from .rules import (
+    BGA,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RULES_CHANGELOG,
+    RULES_VERSION,
+    RULESETS,
+    STANDARD,
+    rounds_in_game,
+)
+from .state import GameState, shuffled_deck
 
 __all__ = [
     "ALL_CARDS",
     "BET_CARDS",
+    "BET_VALUE",
     "BGA",
     "CLOSE_ACTION",
     "COLOURS",
+    "COLOUR_INDEX",
     "IMPLEMENTATION",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -52,6 +77,8 @@ __all__ = [
     "IllegalAction",
     "InvalidSeat",
     "InvalidSetup",
+    "Line",
+    "Observer",
     "ReplayError",
     "Verification",
     "bet_value",

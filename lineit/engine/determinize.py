@@ -15,7 +15,8 @@ from typing import Any
 from .cards import ALL_CARDS
 from .errors import InvalidSetup
 from .line import Line
-from .state import FINAL, OVER, PHASE_NAMES, GameState
+from .phases import FINAL, OVER, PHASE_NAMES
+from .state import GameState
 
 
 def determinize(observation: Mapping[str, Any], rng: random.Random) -> GameState:
@@ -63,12 +64,6 @@ def _rebuild(obs: Mapping[str, Any], rng: random.Random) -> GameState:
     state.passed = list(final.get("passed", [False] * n))
     state.final_index = (state.current_player - state.first) % n if phase == FINAL else 0
     state.history = []
-    state._marks = [0] * n
     state._legal = []
-    state._views = [None] * n
-    state._unseen_view = None
-    state._unseen_at = 0
-    state._jackpots_view = None
-    state._templates = None
     state._recompute_legal()
     return state

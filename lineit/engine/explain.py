@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from . import actions as A
 from .cards import card_label
+from .phases import CLOSE, FINAL, OVER, PLAY, TAKE, TURN
 
 if TYPE_CHECKING:
     from .state import GameState
@@ -32,8 +33,6 @@ def _quoted(action: object) -> str:
 
 
 def explain_illegal(state: GameState, action: object) -> str:
-    from .state import CLOSE, FINAL, OVER, PLAY, TAKE, TURN
-
     legal = state.legal_actions()
     shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
     quoted = _quoted(action)

@@ -1,11 +1,16 @@
-"""A player's line: the cards in the order placed, plus what the rules ask about it."""
+"""A player's line and the rules of a line, each written once: which cards fit, placing a card
+(direction, bet, the third card of a colour) and closing (bet token, discards, points).
+
+The game state places and closes through ``Line``; bots use the same class (exported by
+``lineit.engine``) to try actions out on a copy of their line.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Final
 
 from .actions import TAKE_ACTIONS
-from .cards import COLOUR_INDEX
+from .cards import BET_VALUE, COLOUR_INDEX
 
 # Per line shape (direction, last number, bet or not), computed once and shared by every line
 # of that shape: ``fit_table[card]`` says whether a card fits, ``take_table[hand_room][card]`` lists the
@@ -54,15 +59,16 @@ def _build_tables(direction: int, last: int, bet: int) -> tuple[FitTable, tuple[
 
 
 EMPTY_TABLES: Final = line_tables(0, 0, 0)
+DISCARDED_ON_CLOSE: Final = 3  # a closed line's first three number cards leave the game
 
 
 class Line:
     """Number cards and at most one bet card, built by adding at the end.
 
-    Kept beside ``cards`` so that ``fits`` costs a comparison: the count of number cards,
-    the last number card, the direction (+1 ascending, -1 descending, 0 not yet set), the bet
-    card (0 for none), how many number cards were placed after the bet, and the count of
-    each colour (for the jackpot on the third card of a colour).
+    Kept beside ``cards`` so that ``fits`` costs a lookup: the count of number cards, the last
+    number card, the direction (+1 ascending, -1 descending, 0 not yet set), the bet card (0 for
+    none), how many number cards were placed after the bet, the count of each colour (for the
+    jackpot on the third card of a colour) and the tables of the line's shape (see above).
     """
 
     __slots__ = ("after_bet", "bet", "cards", "colours", "direction", "fit_table", "last", "numbers", "take_table")
@@ -79,6 +85,7 @@ class Line:
 
     @classmethod
     def from_cards(cls, cards: list[int]) -> Line:
+        """The line these cards make, placed in this order (each must fit)."""
         line = cls()
         for card in cards:
             line.add(card)
@@ -102,22 +109,54 @@ class Line:
         return self.fit_table[card]
 
     def add(self, card: int) -> int:
-        """Place a card (it must fit). Returns the colour index whose count just reached
-        three (a jackpot), or -1."""
+        """Place a card at the end (it must fit). Returns the colour index whose count just
+        reached three, which wins that colour's jackpot, or -1."""
         self.cards.append(card)
         if card > 100:
             self.bet = card
             self.after_bet = 0
             self.fit_table, self.take_table = line_tables(self.direction, self.last, card)
             return -1
-        if self.numbers == 1:
+        numbers = self.numbers
+        self.numbers = numbers + 1
+        if numbers == 1:
             self.direction = 1 if card > self.last else -1
-        self.numbers += 1
-        self.last = card
         if self.bet:
             self.after_bet += 1
-        self.fit_table, self.take_table = line_tables(self.direction, card, self.bet)
+        if numbers:  # with no number before, every number still fits: the tables stay
+            self.fit_table, self.take_table = line_tables(self.direction, card, self.bet)
+        self.last = card
         colour = COLOUR_INDEX[card]
-        count = self.colours[colour] + 1
-        self.colours[colour] = count
+        colours = self.colours
+        count = colours[colour] = colours[colour] + 1
         return colour if count == 3 else -1
+
+    def bet_token(self) -> int:
+        """The token the bet would settle as now: +X with at least X number cards after it,
+        -X with fewer; 0 without a bet."""
+        bet = self.bet
+        if not bet:
+            return 0
+        value = BET_VALUE[bet]
+        return value if self.after_bet >= value else -value
+
+    def close_points(self) -> int:
+        """What closing the line now would score: its number cards past the first three, plus
+        the bet token."""
+        return max(0, self.numbers - DISCARDED_ON_CLOSE) + self.bet_token()
+
+    def close(self, tokens: list[int], out: list[int], pile: list[int]) -> None:
+        """Close the line and leave it empty, in place: the bet token goes to ``tokens``, the
+        bet card and the first three number cards ``out`` of the game, the other numbers to the
+        score ``pile``."""
+        cards = self.cards
+        if self.bet:
+            tokens.append(self.bet_token())
+            out.append(self.bet)
+            cards = [card for card in cards if card <= 100]
+        out.extend(cards[:DISCARDED_ON_CLOSE])
+        pile.extend(cards[DISCARDED_ON_CLOSE:])
+        self.cards = []
+        self.numbers = self.last = self.direction = self.bet = self.after_bet = 0
+        self.colours = [0, 0, 0, 0]
+        self.fit_table, self.take_table = EMPTY_TABLES

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .cards import CARD_COUNT
+
 RULES_VERSION: Final = "1.0"
 
 RULES_CHANGELOG: Final = (
@@ -24,3 +26,8 @@ RULESETS: Final = (STANDARD, BGA)
 
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 5
+
+
+def rounds_in_game(num_players: int) -> int:
+    """Rounds a game lasts: it ends when fewer than players + 2 cards are left to deal."""
+    return CARD_COUNT // (num_players + 2)

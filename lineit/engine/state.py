@@ -13,22 +13,15 @@ import random
 from typing import Any, Final, cast
 
 from . import actions as A
-from .cards import ALL_CARDS, BET_VALUE, CARD_COUNT, COLOUR_INDEX
-from .errors import IllegalAction, InvalidSeat
-from .line import EMPTY_TABLES, Line, line_tables
+from .cards import ALL_CARDS, COLOUR_INDEX
+from .errors import IllegalAction
+from .explain import explain_illegal
+from .line import Line
+from .observation import Observer
+from .phases import CLOSE, FINAL, OVER, PHASE_NAMES, PLAY, TAKE, TURN
 from .rules import BGA
 
-# Phases. ``TURN`` is the bga ruleset's free order; ``FINAL`` the end-game final plays.
-TAKE: Final = 0
-PLAY: Final = 1
-CLOSE: Final = 2
-TURN: Final = 3
-FINAL: Final = 4
-OVER: Final = 5
-PHASE_NAMES: Final = ("take", "play", "close", "turn", "final", "over")
-
 _CLOSE_OR_PASS: Final = [A.CLOSE_ACTION, A.PASS_ACTION]  # shared: never mutated
-_EMPTY_TABLES: Final = EMPTY_TABLES
 # Module globals rather than ``A.X`` attribute lookups: these sit on the hot path.
 _ACTIONS: Final = A.ACTIONS
 _PLAY_ACTIONS: Final = A.PLAY_ACTIONS
@@ -38,11 +31,6 @@ _KIND_PLAY: Final = A.PLAY
 _KIND_CLOSE: Final = A.CLOSE
 _TO_HAND: Final = A.TO_HAND
 _TO_NEW_LINE: Final = A.TO_NEW_LINE
-
-
-def rounds_in_game(num_players: int) -> int:
-    """Rounds a game lasts: it ends when fewer than players + 2 cards are left to deal."""
-    return CARD_COUNT // (num_players + 2)
 
 
 def shuffled_deck(seed: int) -> list[int]:
@@ -63,13 +51,8 @@ class GameState:
     """Everything about one game. Mutated in place by ``apply``; ``clone`` copies it."""
 
     __slots__ = (
-        "_jackpots_view",
         "_legal",
-        "_marks",
-        "_templates",
-        "_unseen_at",
-        "_unseen_view",
-        "_views",
+        "_observer",
         "bga",
         "closed",
         "current_player",
@@ -105,6 +88,7 @@ class GameState:
         self.bga = ruleset == BGA
         self.deck = deck  # the initial order, never mutated: ``position`` is the next card to deal
         self.first = first_player
+        self._observer: Observer | None = None  # made by the first observation()
         if not deal:
             return  # clone() and determinize() set every other field themselves
         self.position = 0
@@ -125,15 +109,7 @@ class GameState:
         self.final_index = 0
         self.passed = [False] * num_players
         self.history: list[tuple[int, str]] = []
-        self._marks = [0] * num_players  # history length after each seat's last action
         self._legal: list[str] = []
-        # Observation parts cached until they change: each player's view (only the acting
-        # seat's can change during an action) and the sorted draw pile (changes per round).
-        self._views: list[dict[str, Any] | None] = [None] * num_players
-        self._unseen_view: list[int] | None = None
-        self._unseen_at = 0  # the deal position _unseen_view was made at
-        self._jackpots_view: list[list[int]] | None = None
-        self._templates: list[dict[str, Any]] | None = None  # per seat, made by observation.py
         self._start_round()
 
     # ----------------------------------------------------------------- public API
@@ -147,28 +123,17 @@ class GameState:
     def apply(self, action: object) -> None:
         """Play ``action``, one of ``legal_actions()``; anything else raises IllegalAction."""
         if action not in self._legal:
-            from .explain import explain_illegal
-
             raise IllegalAction(explain_illegal(self, action))
         action = cast(str, action)
         kind, card, destination = _ACTIONS[action]
         seat = self.current_player
-        history = self.history
-        history.append((seat, action))
-        self._marks[seat] = len(history)
+        self.history.append((seat, action))
         phase = self.phase
         # The standard order, inlined: take, then play or pass, then close or pass.
         if phase == TAKE:
-            self._views[seat] = None
-            self.market.remove(card)
+            self._take(seat, card, destination)
             line = self.lines[seat]
             hand = self.hands[seat]
-            if destination == _TO_HAND:
-                hand.append(card)
-            else:
-                if destination == _TO_NEW_LINE:
-                    self._close_line(seat)
-                self._place(seat, line, card)
             if hand:  # a play is offered when a hand card fits (_plays, inlined)
                 fit_table = line.fit_table
                 plays = []
@@ -187,28 +152,21 @@ class GameState:
                 self._end_turn()
         elif phase == CLOSE:
             if kind == _KIND_CLOSE:
-                self._views[seat] = None
                 self._close_line(seat)
             self._end_turn()
         elif phase == PLAY:
-            line = self.lines[seat]
             if kind == _KIND_PLAY:
-                self._views[seat] = None
-                self.hands[seat].remove(card)
-                self._place(seat, line, card)
-            if line.cards:
+                self._play(seat, card)
+            if self.lines[seat].cards:
                 self.phase = CLOSE
                 self._legal = _CLOSE_OR_PASS
             else:
                 self._end_turn()
         elif phase == TURN:
-            self._views[seat] = None
             self._apply_free_order(seat, kind, card, destination)
         else:  # FINAL
             if kind == _KIND_PLAY:
-                self._views[seat] = None
-                self.hands[seat].remove(card)
-                self._place(seat, self.lines[seat], card)
+                self._play(seat, card)
             else:
                 self.passed[seat] = True
             self.final_index += 1
@@ -224,11 +182,11 @@ class GameState:
         return [1 + sum(other > score for other in scores) for score in scores]
 
     def observation(self, seat: object) -> dict[str, Any]:
-        return _build_observation(self, seat)
-
-    def recent_actions(self, seat: int) -> list[tuple[int, str]]:
-        """The actions taken since ``seat`` last acted (all of them before its first action)."""
-        return self.history[self._marks[seat] :]
+        """What ``seat`` may see, as plain JSON data (observation.py builds it)."""
+        observer = self._observer
+        if observer is None:
+            observer = self._observer = Observer(self.num_players, self.ruleset)
+        return observer.observe(self, seat)
 
     def draw_pile_size(self) -> int:
         return len(self.deck) - self.position
@@ -253,13 +211,7 @@ class GameState:
         other.final_index = self.final_index
         other.passed = self.passed.copy()
         other.history = self.history.copy()
-        other._marks = self._marks.copy()
         other._legal = self._legal  # never mutated in place: replaced at every decision
-        other._views = self._views.copy()
-        other._unseen_view = self._unseen_view
-        other._unseen_at = self._unseen_at
-        other._jackpots_view = self._jackpots_view
-        other._templates = self._templates
         return other
 
     # ------------------------------------------------------------ legal actions
@@ -302,7 +254,9 @@ class GameState:
         return legal
 
     # ------------------------------------------------------------------ moves
+    # The rules of a line (what fits, placing, closing) are Line's; these apply them to a seat.
     def _take(self, seat: int, card: int, destination: int) -> None:
+        """Market card to the hand, onto the line, or (a forced close) onto a new line."""
         self.market.remove(card)
         if destination == _TO_HAND:
             self.hands[seat].append(card)
@@ -311,52 +265,22 @@ class GameState:
             self._close_line(seat)
         self._place(seat, self.lines[seat], card)
 
+    def _play(self, seat: int, card: int) -> None:
+        self.hands[seat].remove(card)
+        self._place(seat, self.lines[seat], card)
+
     def _place(self, seat: int, line: Line, card: int) -> None:
-        """Put a card that fits at the end of the seat's line (Line.add, inlined: hot path)."""
-        line.cards.append(card)
-        if card > 100:
-            line.bet = card
-            line.after_bet = 0
-            line.fit_table, line.take_table = line_tables(line.direction, line.last, card)
-            return
-        numbers = line.numbers
-        line.numbers = numbers + 1
-        if numbers == 1:
-            line.direction = 1 if card > line.last else -1
-        if line.bet:
-            line.after_bet += 1
-        if numbers:  # with no number before, every number still fits: the tables stay
-            line.fit_table, line.take_table = line_tables(line.direction, card, line.bet)
-        line.last = card
-        colour = COLOUR_INDEX[card]
-        colours = line.colours
-        count = colours[colour] = colours[colour] + 1
-        if count == 3:
+        """Put a card that fits on the seat's line; a third card of a colour wins its jackpot."""
+        colour = line.add(card)
+        if colour >= 0:
             jackpot = self.jackpots[colour]
             if jackpot:
                 self.piles[seat].extend(jackpot)
                 jackpot.clear()
-                self._jackpots_view = None
 
     def _close_line(self, seat: int) -> None:
-        """Close the seat's line: bet settled, its first three numbers out, the rest scored.
-        The Line object is emptied in place (observations copy what they show)."""
-        line = self.lines[seat]
-        cards = line.cards
-        if line.bet:
-            value = BET_VALUE[line.bet]
-            self.tokens[seat].append(value if line.after_bet >= value else -value)
-            self.out.append(line.bet)
-            cards = [card for card in cards if card <= 100]
-        if len(cards) > 3:
-            self.out.extend(cards[:3])
-            self.piles[seat].extend(cards[3:])
-        else:
-            self.out.extend(cards)
-        line.cards = []
-        line.numbers = line.last = line.direction = line.bet = line.after_bet = 0
-        line.colours = [0, 0, 0, 0]
-        line.fit_table, line.take_table = _EMPTY_TABLES
+        """Close the seat's line (Line.close): the Line object is emptied in place."""
+        self.lines[seat].close(self.tokens[seat], self.out, self.piles[seat])
 
     def _apply_free_order(self, seat: int, kind: int, card: int, destination: int) -> None:
         if kind == A.PASS:
@@ -366,8 +290,7 @@ class GameState:
             self._take(seat, card, destination)
             self.took = True
         elif kind == A.PLAY:
-            self.hands[seat].remove(card)
-            self._place(seat, self.lines[seat], card)
+            self._play(seat, card)
             self.played = True
         else:
             self._close_line(seat)
@@ -424,7 +347,6 @@ class GameState:
         self._begin_turn(self.first)
 
     def _discard_to_jackpots(self, cards: list[int]) -> None:
-        self._jackpots_view = None
         jackpots = self.jackpots
         for card in cards:
             if card > 100:
@@ -458,17 +380,7 @@ class GameState:
             self.final_index = 0
         for seat in range(n):
             self._close_line(seat)
-            self._views[seat] = None
         self.phase = OVER
         self.current_player = -1
         self.is_over = True
         self._legal = []
-
-
-def check_seat(state: GameState, seat: object) -> int:
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_players:
-        raise InvalidSeat(f"seat must be 0 to {state.num_players - 1}, not {seat!r}")
-    return seat
-
-
-from .observation import build_observation as _build_observation  # noqa: E402  (it imports this module)

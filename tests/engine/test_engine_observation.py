@@ -8,7 +8,7 @@ import random
 import pytest
 from engine_helpers import deck_starting_with, play, public_picture, random_playout
 
-from lineit.engine import EngineError, GameState, InvalidSetup, determinize, new_game
+from lineit.engine import EngineError, GameState, InvalidSetup, Observer, determinize, new_game
 
 
 def states_along_a_game(players: int, ruleset: str, seed: int) -> list[GameState]:
@@ -94,10 +94,7 @@ def test_the_observation_is_a_copy_a_bot_cannot_use_to_change_the_game() -> None
     # until they change, which is why docs/bot-interface.md says observations are read-only).
     assert game.hands[0] == [] and game.lines[0].cards == []
     assert game.jackpots[0] == [] and game.draw_pile_size() == 102
-    clone = game.clone()
-    clone._views = [None] * 2
-    clone._unseen_view = clone._jackpots_view = None
-    assert clone.observation(0)["players"][0]["hand"] == []
+    assert Observer(2, "standard").observe(game, 0)["players"][0]["hand"] == []
 
 
 def test_cached_observation_parts_match_freshly_built_ones_along_whole_games() -> None:
@@ -109,10 +106,7 @@ def test_cached_observation_parts_match_freshly_built_ones_along_whole_games() -
         while not game.is_over:
             for seat in range(players):
                 cached = game.observation(seat)
-                fresh_state = game.clone()
-                fresh_state._views = [None] * players
-                fresh_state._unseen_view = fresh_state._jackpots_view = None
-                assert cached == fresh_state.observation(seat)
+                assert cached == Observer(players, ruleset).observe(game, seat)
             legal = game.legal_actions()
             game.apply(legal[int(uniform() * len(legal))])
 
