@@ -8,62 +8,43 @@ the hand; then passing; a close that gains nothing comes last. No randomness, so
 deterministic.
 """
 
-from lineit.engine import bet_value
-
-JACKPOT_COLOUR = (-1,) + tuple((n - 1) % 4 for n in range(1, 101)) + (-1,) * 6
+from lineit.engine import COLOUR_INDEX, Line, bet_value
 
 
-def _line_numbers(line: list[int]) -> list[int]:
-    return [card for card in line if card <= 100]
-
-
-def close_gain(player: dict) -> int:
-    """Points and bet token of closing this player's line now."""
-    numbers = len(_line_numbers(player["line"]))
-    gain = max(0, numbers - 3)
-    bet = player["bet"]
-    if bet:
-        value = bet_value(bet)
-        gain += value if player["after_bet"] >= value else -value
-    return gain
-
-
-def jackpot_gain(player: dict, jackpots: list[list[int]], card: int, fresh_line: bool = False) -> int:
-    """Cards won by adding ``card`` to the line (an empty new line when ``fresh_line``)."""
+def jackpot_gain(line: Line, jackpots: list[list[int]], card: int) -> int:
+    """Cards won by adding ``card`` to ``line``: a third card of its colour wins its jackpot."""
     if card > 100:
         return 0
-    colour = JACKPOT_COLOUR[card]
-    count = 0 if fresh_line else player["colour_counts"][colour]
-    return len(jackpots[colour]) if count == 2 else 0
+    colour = COLOUR_INDEX[card]
+    return len(jackpots[colour]) if line.colours[colour] == 2 else 0
 
 
-def gap(player: dict, card: int) -> int:
+def gap(line: Line, card: int) -> int:
     """How many numbers the card skips past the line's last number card (0 for a short line)."""
-    numbers = _line_numbers(player["line"])
-    if card > 100 or len(numbers) < 2:
+    if card > 100 or line.numbers < 2:
         return 0
-    return abs(card - numbers[-1]) - 1
+    return abs(card - line.last) - 1
 
 
-def score_action(observation: dict, action: str) -> tuple[float, float]:
-    """(immediate gain, tie-break preference); the greatest pair wins."""
-    me = observation["players"][observation["seat"]]
+def score_action(observation: dict, line: Line, action: str) -> tuple[float, float]:
+    """(immediate gain, tie-break preference) of ``action`` for a player whose line is ``line``;
+    the greatest pair wins."""
     jackpots = observation["jackpots"]
     words = action.split()
     if words[0] == "take":
         card, where = int(words[1]), words[2]
         if where == "line":
-            return jackpot_gain(me, jackpots, card), 3 - gap(me, card) / 100
+            return jackpot_gain(line, jackpots, card), 3 - gap(line, card) / 100
         if where == "hand":
             return 0, 2
-        return close_gain(me) + jackpot_gain(me, jackpots, card, fresh_line=True), 0
+        return line.close_points() + jackpot_gain(Line(), jackpots, card), 0
     if words[0] == "play":
         card = int(words[1])
         if card > 100 and observation["phase"] == "final":
             return -bet_value(card), 0  # a bet played at the very end can only fail
-        return jackpot_gain(me, jackpots, card), 3 - gap(me, card) / 100
+        return jackpot_gain(line, jackpots, card), 3 - gap(line, card) / 100
     if words[0] == "close":
-        gain = close_gain(me)
+        gain = line.close_points()
         return gain, 1 if gain > 0 else 0
     return 0, 1  # pass
 
@@ -76,5 +57,6 @@ class Bot:
         legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
+        line = Line.from_cards(observation["players"][observation["seat"]]["line"])
         # max() keeps the first of equal keys; legal actions come in the engine's fixed order.
-        return max(legal, key=lambda action: score_action(observation, action))
+        return max(legal, key=lambda action: score_action(observation, line, action))

@@ -27,9 +27,7 @@ before taking, close then start a new line from the market).
 from bisect import bisect_left, bisect_right
 from math import exp
 
-from lineit.engine import bet_value
-
-COLOUR = (-1,) + tuple((n - 1) % 4 for n in range(1, 101)) + (-1,) * 6
+from lineit.engine import COLOUR_INDEX, Line, bet_value
 
 # Hand-set weights: sensible first guesses, checked by the league but not tuned systematically.
 HAND_FIT_VALUE = 0.7  # a hand card that fits the line, while rounds remain
@@ -39,58 +37,6 @@ JACKPOT_SHARE = 0.6  # the jackpot might be won by someone else first
 JACKPOT_GROWTH = 0.45  # number cards a jackpot gains per round (about two leftovers over four)
 COLOUR_CHOICE = 1.4  # the bot steers towards the colour it needs
 BET_IN_HAND_VALUE = 0.2
-
-
-class LineModel:
-    """A light copy of a line: what the engine's line knows, for trying actions out."""
-
-    __slots__ = ("after_bet", "bet", "colours", "direction", "last", "numbers")
-
-    def __init__(self, player: dict | None = None) -> None:
-        self.numbers = 0
-        self.last = 0
-        self.direction = 0
-        self.bet = 0
-        self.after_bet = 0
-        self.colours = [0, 0, 0, 0]
-        if player is not None:
-            for card in player["line"]:
-                self.add(card)
-
-    def copy(self) -> "LineModel":
-        other = LineModel()
-        other.numbers, other.last, other.direction = self.numbers, self.last, self.direction
-        other.bet, other.after_bet, other.colours = self.bet, self.after_bet, self.colours.copy()
-        return other
-
-    def fits(self, card: int) -> bool:
-        if card > 100:
-            return self.bet == 0
-        if self.numbers < 2:
-            return True
-        return card > self.last if self.direction > 0 else card < self.last
-
-    def add(self, card: int) -> bool:
-        """Place a card; True when it is the third of its colour (a jackpot)."""
-        if card > 100:
-            self.bet, self.after_bet = card, 0
-            return False
-        if self.numbers == 1:
-            self.direction = 1 if card > self.last else -1
-        self.numbers += 1
-        self.last = card
-        if self.bet:
-            self.after_bet += 1
-        colour = COLOUR[card]
-        self.colours[colour] += 1
-        return self.colours[colour] == 3
-
-    def close_points(self) -> int:
-        points = max(0, self.numbers - 3)
-        if self.bet:
-            value = bet_value(self.bet)
-            points += value if self.after_bet >= value else -value
-        return points
 
 
 class Context:
@@ -112,7 +58,7 @@ class Context:
         # Cards a player sees on average when choosing: others may have taken before.
         self.visible = self.market_size - (self.num_players - 1) / 2
 
-    def room(self, line: LineModel) -> int:
+    def room(self, line: Line) -> int:
         """Unseen number cards that could still go on the line."""
         pool = self.pool
         if line.numbers == 0:
@@ -124,7 +70,7 @@ class Context:
             return len(pool) - bisect_right(pool, line.last)
         return bisect_left(pool, line.last)
 
-    def growth(self, line: LineModel, rounds: int) -> float:
+    def growth(self, line: Line, rounds: int) -> float:
         """Expected number of cards the line gains over ``rounds`` rounds."""
         room = float(self.room(line))
         pool = float(len(self.pool))
@@ -156,7 +102,7 @@ def jackpot_chance(needed: int, expected_colour_cards: float) -> float:
     return 1 - below
 
 
-def position_value(line: LineModel, hand: list[int], context: Context, rounds: int) -> float:
+def position_value(line: Line, hand: list[int], context: Context, rounds: int) -> float:
     """What the line and hand are worth, rounds of takes still to come."""
     growth = context.growth(line, rounds)
     fitting_hand = sum(1 for card in hand if card <= 100 and line.fits(card))
@@ -197,7 +143,7 @@ def evaluate(observation: dict, action: str, context: Context | None = None) -> 
     """The value of the bot's own position after ``action``."""
     context = context or Context(observation)
     me = observation["players"][observation["seat"]]
-    line = LineModel(me)
+    line = Line.from_cards(me["line"])  # the engine's line: its rules, a copy to try the action on
     hand = list(me["hand"])
     gained = 0.0
     words = action.split()
@@ -211,19 +157,21 @@ def evaluate(observation: dict, action: str, context: Context | None = None) -> 
         else:
             if where == "forced-close":
                 gained += line.close_points()
-                line = LineModel()
-            if line.add(card):
-                gained += context.jackpots[COLOUR[card]]
+                line = Line()
+            colour = line.add(card)
+            if colour >= 0:
+                gained += context.jackpots[colour]
     elif kind == "play":
         card = int(words[1])
         hand.remove(card)
-        if line.add(card):
-            gained += context.jackpots[COLOUR[card]]
+        colour = line.add(card)
+        if colour >= 0:
+            gained += context.jackpots[colour]
         if context.final and card > 100:
             gained -= 100  # a bet played at the very end can only fail
     elif kind == "close":
         gained += line.close_points()
-        line = LineModel()
+        line = Line()
     return gained + position_value(line, hand, context, rounds)
 
 
@@ -233,13 +181,13 @@ def final_play_order(observation: dict) -> str | None:
     if not legal:
         return None
     me = observation["players"][observation["seat"]]
-    line = LineModel(me)
+    line = Line.from_cards(me["line"])
     cards = [int(a.split()[1]) for a in legal]
     # Ascending: lower first; descending: higher first; a jackpot comes before all.
     context_jackpots = [len(pile) for pile in observation["jackpots"]]
 
     def key(card: int) -> tuple[int, int]:
-        jackpot = context_jackpots[COLOUR[card]] if line.colours[COLOUR[card]] == 2 else 0
+        jackpot = context_jackpots[COLOUR_INDEX[card]] if line.colours[COLOUR_INDEX[card]] == 2 else 0
         order = -card if line.direction >= 0 else card
         return jackpot, order
 

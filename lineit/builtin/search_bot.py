@@ -22,10 +22,7 @@ import time
 from bisect import bisect_left, bisect_right
 from math import exp
 
-from lineit.engine import PHASE_NAMES, determinize
-
-COLOUR = (-1,) + tuple((n - 1) % 4 for n in range(1, 101)) + (-1,) * 6
-BET = (0,) * 101 + (3, 3, 4, 4, 5, 5)
+from lineit.engine import COLOUR_INDEX, PHASE_NAMES, Line, bet_value, determinize
 
 BUDGET_FRACTION = 0.5
 MAX_BUDGET_SECONDS = 0.1
@@ -45,51 +42,6 @@ BET_IN_HAND_VALUE = 0.2
 FINAL = PHASE_NAMES.index("final")
 
 
-class LineModel:
-    """A light line, with the same attribute names as the engine's line."""
-
-    __slots__ = ("after_bet", "bet", "colours", "direction", "last", "numbers")
-
-    def __init__(self, cards: "list[int] | tuple[()]" = ()) -> None:
-        self.numbers = 0
-        self.last = 0
-        self.direction = 0
-        self.bet = 0
-        self.after_bet = 0
-        self.colours = [0, 0, 0, 0]
-        for card in cards:
-            self.add(card)
-
-    def fits(self, card: int) -> bool:
-        if card > 100:
-            return self.bet == 0
-        if self.numbers < 2:
-            return True
-        return card > self.last if self.direction > 0 else card < self.last
-
-    def add(self, card: int) -> bool:
-        if card > 100:
-            self.bet, self.after_bet = card, 0
-            return False
-        if self.numbers == 1:
-            self.direction = 1 if card > self.last else -1
-        self.numbers += 1
-        self.last = card
-        if self.bet:
-            self.after_bet += 1
-        colour = COLOUR[card]
-        self.colours[colour] += 1
-        return self.colours[colour] == 3
-
-
-def close_points(line) -> int:
-    points = max(0, line.numbers - 3)
-    if line.bet:
-        value = BET[line.bet]
-        points += value if line.after_bet >= value else -value
-    return points
-
-
 class Context:
     def __init__(self, pool: list[int], jackpots: list[int], num_players: int, rounds: int) -> None:
         self.pool = pool  # sorted unseen number cards
@@ -98,7 +50,7 @@ class Context:
         self.visible = self.market_size - (num_players - 1) / 2
         self.rounds = rounds
 
-    def room(self, line) -> int:
+    def room(self, line: Line) -> int:
         pool = self.pool
         if line.numbers == 0:
             return len(pool)
@@ -109,7 +61,7 @@ class Context:
             return len(pool) - bisect_right(pool, line.last)
         return bisect_left(pool, line.last)
 
-    def growth(self, line, rounds: int) -> float:
+    def growth(self, line: Line, rounds: int) -> float:
         room = float(self.room(line))
         pool = float(len(self.pool))
         gained = 0.0
@@ -133,13 +85,13 @@ def jackpot_chance(needed: int, mean: float) -> float:
     return 1 - below
 
 
-def position_value(line, hand: list[int], context: Context, rounds: int) -> float:
+def position_value(line: Line, hand: list[int], context: Context, rounds: int) -> float:
     growth = context.growth(line, rounds)
     if rounds == 0:
         growth = min(2, sum(1 for card in hand if card <= 100 and line.fits(card)))
     value = max(0.0, line.numbers + growth - 3)
     if line.bet:
-        bet = BET[line.bet]
+        bet = bet_value(line.bet)
         margin = line.after_bet + growth - bet
         if rounds == 0:
             chance = 1.0 if margin >= 0 else 0.0
@@ -178,9 +130,10 @@ def heuristic_values(observation: dict) -> dict[str, float]:
     after_take = 0 if final else observation["draw_count"] // (n + 2)
     before_take = after_take + (0 if taken or final else 1)
     context = Context(pool, jackpots, n, after_take)
+    mine = Line.from_cards(me["line"])  # the engine's line: its rules, a copy per action
     values = {}
     for action in observation["legal_actions"]:
-        line = LineModel(me["line"])
+        line = mine.copy()
         hand = list(me["hand"])
         gained = 0.0
         rounds = before_take
@@ -192,26 +145,28 @@ def heuristic_values(observation: dict) -> dict[str, float]:
                 hand.append(card)
             else:
                 if where == "forced-close":
-                    gained += close_points(line)
-                    line = LineModel()
-                if line.add(card):
-                    gained += jackpots[COLOUR[card]]
+                    gained += line.close_points()
+                    line = Line()
+                colour = line.add(card)
+                if colour >= 0:
+                    gained += jackpots[colour]
         elif words[0] == "play":
             card = int(words[1])
             hand.remove(card)
-            if line.add(card):
-                gained += jackpots[COLOUR[card]]
+            colour = line.add(card)
+            if colour >= 0:
+                gained += jackpots[colour]
             if final and card > 100:
                 gained -= 100
         elif words[0] == "close":
-            gained += close_points(line)
-            line = LineModel()
+            gained += line.close_points()
+            line = Line()
         values[action] = gained + position_value(line, hand, context, rounds)
     return values
 
 
 # ------------------------------------------------------------------ fast rollout policy
-def _card_score(line, card: int, jackpots: list[list[int]]) -> float:
+def _card_score(line: Line, card: int, jackpots: list[list[int]]) -> float:
     """How good it is to put ``card`` on ``line`` (it fits)."""
     if card > 100:
         return 1.5 if line.numbers == 0 else (0.5 if line.numbers == 1 else -1.0)
@@ -221,12 +176,13 @@ def _card_score(line, card: int, jackpots: list[list[int]]) -> float:
         score = 1.0 - abs(card - line.last) / 40
     else:
         score = 1.0 - (abs(card - line.last) - 1) / 20
-    if line.colours[COLOUR[card]] == 2:
-        score += len(jackpots[COLOUR[card]])
+    colour = COLOUR_INDEX[card]
+    if line.colours[colour] == 2:
+        score += len(jackpots[colour])
     return score
 
 
-def _stuck(line) -> bool:
+def _stuck(line: Line) -> bool:
     if line.numbers < 2:
         return False
     return line.last >= 90 if line.direction > 0 else line.last <= 11
