@@ -66,7 +66,7 @@ def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_
     return bot
 
 
-def _store(content: bytes, sha256: str, kind: str) -> str:
+def bot_code_store(*, content: bytes, sha256: str, kind: str) -> str:
     """Write the code in a folder of its own (the sandbox binds only that folder). Content-addressed,
     so writing it again is harmless."""
     relative = f"versions/{sha256}/bot.{kind}"
@@ -129,7 +129,7 @@ def _version_create(
         number=number,
         kind=kind,
         original_name=original_name,
-        path=_store(content, sha256, kind),
+        path=bot_code_store(content=content, sha256=sha256, kind=kind),
         sha256=sha256,
         size=len(content),
         uploaded_by=uploaded_by,

@@ -34,10 +34,10 @@ class BotFactory(factory.django.DjangoModelFactory):
 
 
 def _store_code(content: bytes, kind: str = "py") -> tuple[str, str]:
-    from bots.services import _store
+    from bots.services import bot_code_store
 
     sha256 = hashlib.sha256(content).hexdigest()
-    return _store(content, sha256, kind), sha256
+    return bot_code_store(content=content, sha256=sha256, kind=kind), sha256
 
 
 class BotVersionFactory(factory.django.DjangoModelFactory):
