@@ -132,15 +132,32 @@ def _copy_matches(
 ) -> None:
     limits = json.dumps({"move_seconds": 0.5})
     game_id = 0
+    # Each match's entrants, drawn first: the match row holds their summary (Match.entrant_summary).
+    seatings: dict[int, list[tuple[int, int, float]]] = {}
+    for match_id in range(1, MATCHES + 1):
+        players = 2 + match_id % 3
+        seated = rng.sample(version_ids, players)
+        seatings[match_id] = [(version_id, rng.randint(0, 60), rng.uniform(1, players)) for version_id in seated]
     with cursor.copy(
         "COPY tournaments_match (id, ruleset, rules_version, num_players, games, duplicate_deals, rotate_seats, seed,"
         " ranked, limits, origin, status, attempts, max_attempts, worker, sandbox_tier, error, games_played,"
-        " created_at, queued_at, started_at, finished_at, rated_at) FROM STDIN"
+        " created_at, queued_at, started_at, finished_at, rated_at, entrant_summary) FROM STDIN"
     ) as copy:
         for match_id in range(1, MATCHES + 1):
             at = now - timedelta(seconds=(MATCHES - match_id) * 30)
             players = 2 + match_id % 3
             ranked = match_id % 4 != 0
+            summary = [
+                {
+                    "index": index,
+                    "version": version_id,
+                    "total_score": score,
+                    "mean_rank": rank,
+                    "wins": 1,
+                    "forfeits": 0,
+                }
+                for index, (version_id, score, rank) in enumerate(seatings[match_id])
+            ]
             copy.write_row(
                 (
                     match_id,
@@ -166,18 +183,15 @@ def _copy_matches(
                     at,
                     at + timedelta(seconds=20),
                     at + timedelta(seconds=21) if ranked else None,
+                    json.dumps(summary),
                 )
             )
-    seatings: dict[int, list[int]] = {}
     with cursor.copy(
         "COPY tournaments_matchentrant (match_id, index, version_id, total_score, mean_rank, wins, forfeits) FROM STDIN"
     ) as copy:
         for match_id in range(1, MATCHES + 1):
-            players = 2 + match_id % 3
-            seated = rng.sample(version_ids, players)
-            seatings[match_id] = seated
-            for index, version_id in enumerate(seated):
-                copy.write_row((match_id, index, version_id, rng.randint(0, 60), rng.uniform(1, players), 1, 0))
+            for index, (version_id, score, rank) in enumerate(seatings[match_id]):
+                copy.write_row((match_id, index, version_id, score, rank, 1, 0))
     failures = []
     with cursor.copy(
         "COPY tournaments_game (id, match_id, index, deal, deck_seed, seats, scores, ranks, forfeits, timings, replay)"
@@ -207,7 +221,7 @@ def _copy_matches(
                     )
                 )
                 if game_id % 20 == 0:
-                    failures.append((game_id, match_id, seatings[match_id][seats[0]]))
+                    failures.append((game_id, match_id, seatings[match_id][seats[0]][0]))
     with cursor.copy(
         "COPY tournaments_gamefailure (game_id, match_id, version_id, seat, kind, message, decision, stderr_tail)"
         " FROM STDIN"

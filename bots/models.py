@@ -38,6 +38,11 @@ class Bot(models.Model):
         return self.name
 
 
+def version_label(bot_name: str, number: int) -> str:
+    """How a version is named wherever it is shown: ``mybot@v3``."""
+    return f"{bot_name}@v{number}"
+
+
 class BotVersionQuerySet(models.QuerySet["BotVersion"]):
     def active(self) -> BotVersionQuerySet:
         return self.filter(status=BotVersion.Status.ACTIVE)
@@ -88,7 +93,7 @@ class BotVersion(models.Model):
 
     @property
     def label(self) -> str:
-        return f"{self.bot.name}@v{self.number}"
+        return version_label(self.bot.name, self.number)
 
     @property
     def file_path(self) -> Path:
@@ -111,4 +116,10 @@ class BotVersion(models.Model):
 
     def visible_details_for(self, user: object) -> bool:
         """The owner (and staff) may read the bot's own text: its failure messages and stderr."""
-        return bool(getattr(user, "is_staff", False)) or getattr(user, "pk", None) == self.bot.owner_id
+        return reads_text_of(user, self.bot.owner_id)
+
+
+def reads_text_of(user: object, owner_id: int | None) -> bool:
+    """Whether ``user`` may read what the bots of this owner wrote (failure messages, stderr):
+    the owner and staff may."""
+    return bool(getattr(user, "is_staff", False)) or (owner_id is not None and getattr(user, "pk", None) == owner_id)

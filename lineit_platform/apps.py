@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class PlatformConfig(AppConfig):
     """The project itself as an app: it makes its Celery app the current one and registers its
-    system checks once Django is ready."""
+    system checks and its database connections' execute wrapper once Django is ready."""
 
     name = "lineit_platform"
     verbose_name = "Line-it Arena"
@@ -12,4 +12,5 @@ class PlatformConfig(AppConfig):
         # Services send tasks by name through this app (queueing.py); tasks called directly (the
         # admin, a shell, the tests) use the current app, which must be this one in web processes too.
         import lineit_platform.celery
-        import lineit_platform.checks  # noqa: F401
+        import lineit_platform.checks
+        import lineit_platform.database  # noqa: F401

@@ -185,6 +185,16 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     make_folder(Path(DATABASES["default"]["NAME"]).parent, "DATABASE_URL")
     # Workers and the web process share the file: wait for a lock rather than fail at once.
     DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+else:
+    # Django's own OPTIONS: the values are bound on the server, so a query's text is the same
+    # whatever they are; and over a connection kept between requests psycopg prepares a text the
+    # second time it runs it (keeping 100), so PostgreSQL plans it once per connection: planning
+    # the reads' joins afresh took most of the database's CPU. Behind a pooler in transaction mode,
+    # keep DATABASE_CONN_MAX_AGE=0 (or use PgBouncer 1.21+ with max_prepared_statements).
+    # lineit_platform/database.py: a prepared statement outdated by a migration is planned again.
+    DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
+    if DATABASES["default"]["CONN_MAX_AGE"] or DATABASES["default"]["OPTIONS"].get("pool"):
+        DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -335,7 +345,8 @@ API_MATCH_QUOTA_DAILY_GAMES = env_int("API_MATCH_QUOTA_DAILY_GAMES", 500, minimu
 API_MATCH_MAX_GAMES = env_int("API_MATCH_MAX_GAMES", 100, minimum=1, maximum=100_000)
 # How long a cached response may live (lineit_platform/api/caching.py: final match details and
 # the leaderboard, whose keys change with the data; the limit bounds only admin edits such as a
-# renamed bot). 0 turns the cache off.
+# renamed bot), and a name shown beside an id is kept (tournaments/selectors/names.py). 0 turns
+# both off.
 API_RESPONSE_CACHE_SECONDS = env_int("API_RESPONSE_CACHE_SECONDS", 300, minimum=0)
 # Throttles and cached responses live in the cache named "api": set API_CACHE_URL (redis://...)
 # when several web processes must share them; the default is per process (5,000 entries each).
@@ -408,7 +419,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["lineit_platform.api.filters.FilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "lineit_platform.api.pagination.PagePagination",
     "PAGE_SIZE": API_PAGE_SIZE,
     "DEFAULT_SCHEMA_CLASS": "lineit_platform.api.schema.ErrorAwareAutoSchema",

@@ -19,11 +19,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import caches
+from django.db import connection
 from rest_framework.request import Request
 
 from tournaments.models import Match
-
-from . import reads
 
 FINAL_STATUSES = frozenset({Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED})
 
@@ -57,7 +56,9 @@ def _url_digest(request: Request) -> str:
 def leaderboard_key(request: Request) -> str | None:
     if not _seconds():
         return None
-    (row,) = reads.fetch(_LEADERBOARD_FINGERPRINT)
+    with connection.cursor() as cursor:
+        cursor.execute(_LEADERBOARD_FINGERPRINT)
+        row = cursor.fetchone()
     fingerprint = hashlib.sha256(repr(row).encode()).hexdigest()[:16]
     return f"leaderboard:{fingerprint}:{_url_digest(request)}"
 

@@ -3,25 +3,21 @@ reach the database as something it cannot hold: bad values are a 400, never a se
 
 from __future__ import annotations
 
-import copy
-import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from django import forms
 from django.db.models import QuerySet
-from django.db.models.expressions import RawSQL
 from django.http import QueryDict
 from django_filters import rest_framework as filters
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework.request import Request
 
 from bots.models import Bot, BotVersion
 from lineit.engine import RULES_VERSION, RULESETS
-from tournaments.models import Game, Match, Rating, RatingEvent, Tournament
-
-from .reads import fetch, where_in
+from tournaments.models import Game, Match, MatchQuerySet, Rating, RatingEvent, Tournament
 
 MAX_ID = 2**63 - 1
-PLAIN_ID = re.compile(r"[1-9][0-9]{0,17}")  # an id as IdField reads it (within 1..MAX_ID), unchanged
 RULESET_CHOICES = [(name, name) for name in RULESETS]
 
 
@@ -85,46 +81,54 @@ class DateTimeFilter(filters.IsoDateTimeFilter):
 
 
 class FilterSet(filters.FilterSet):
-    """A FilterSet that builds only the filters a request names.
+    """django-filter's FilterSet, whose form class is made once per FilterSet rather than on
+    every request (it depends only on the declared filters, none of which reads the request)."""
 
-    django-filter deep-copies every filter, builds its form field and a new form class on every
-    request; for the match list (thirteen filters) that was a fifth of the request's CPU. A filter
-    that is not in the query string filters nothing, so leaving it out changes no result and no
-    error message. Every filter here reads one parameter of its own name."""
-
-    _form_classes: ClassVar[dict[tuple[str, ...], type[forms.Form]]]
+    _form_class: ClassVar[type[forms.Form] | None] = None
+    _of_names: ClassVar[dict[tuple[str, ...], type[FilterSet]]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._form_classes = {}
-
-    def __init__(self, data: Any = None, queryset: Any = None, *, request: Any = None, prefix: Any = None) -> None:
-        if queryset is None:
-            queryset = self._meta.model._default_manager.all()
-        self.is_bound = data is not None
-        self.data = data or QueryDict()
-        self.queryset = queryset
-        self.request = request
-        self.form_prefix = prefix
-        names = [name for name in self.base_filters if not self._named_only() or name in self.data]
-        self.filters = {name: copy.deepcopy(self.base_filters[name]) for name in names}
-        for filter_ in self.filters.values():
-            filter_.model = queryset.model
-            filter_.parent = self
-
-    def _named_only(self) -> bool:
-        # The browsable API's filter form shows every filter, as does an unbound FilterSet.
-        renderer = getattr(self.request, "accepted_renderer", None)
-        return self.is_bound and getattr(renderer, "format", "json") != "api"
+        cls._form_class = None
+        cls._of_names = {}
 
     def get_form_class(self) -> type[forms.Form]:
-        # A form class per set of named filters, made once: the form deep-copies its fields anyway.
-        key = tuple(self.filters)
-        form_class = self._form_classes.get(key)
-        if form_class is None:
-            form_class = super().get_form_class()
-            self._form_classes[key] = form_class
-        return form_class
+        cls = type(self)
+        if cls._form_class is None:
+            cls._form_class = super().get_form_class()
+        return cls._form_class
+
+    @classmethod
+    def of_names(cls, data: QueryDict) -> type[FilterSet]:
+        """This FilterSet with only the filters ``data`` names, as a subclass that leaves the
+        others out (django-filter's way: a filter set to None), made once for each such set."""
+        names = tuple(name for name in cls.base_filters if name in data)
+        found = cls._of_names.get(names)
+        if found is None:
+            left_out = {name: None for name in cls.base_filters if name not in names}
+            meta = type("Meta", (), {"model": cls._meta.model, "fields": []})  # no filters made from fields
+            found = type(cls.__name__, (cls,), {**left_out, "Meta": meta, "__module__": cls.__module__})
+            cls._of_names[names] = found
+        return found
+
+
+class FilterBackend(DjangoFilterBackend):
+    """django-filter's backend, filtering with a FilterSet of the filters a request names.
+
+    django-filter deep-copies every filter of a FilterSet and builds its form on every request:
+    for the match list's thirteen filters, a fifth of the request's CPU. A filter that is not in
+    the query string filters nothing, so leaving it out changes no result and no error message
+    (every filter here reads one parameter of its own name). The browsable API's filter form and
+    the schema see every filter."""
+
+    def get_filterset(self, request: Request, queryset: QuerySet[Any], view: Any) -> FilterSet | None:
+        filterset_class = self.get_filterset_class(view, queryset)
+        if filterset_class is None:
+            return None
+        kwargs = self.get_filterset_kwargs(request, queryset, view)
+        if getattr(getattr(request, "accepted_renderer", None), "format", "json") != "api":
+            filterset_class = filterset_class.of_names(kwargs["data"])
+        return filterset_class(**kwargs)
 
 
 class BotFilter(FilterSet):
@@ -167,23 +171,11 @@ class MatchFilter(FilterSet):
         model = Match
         fields = ["bot", "version", "status", "ruleset", "ranked", "origin", "requested_by", "tournament"]
 
-    # A subquery rather than a join: a version seated twice must not list its match twice. Plain
-    # SQL: the ORM takes longer to build these subqueries than PostgreSQL takes to run them.
-    def filter_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        # The bot's version ids as a list, not a join: PostgreSQL then reads the entrants through
-        # their (version, match) index instead of walking every entrant of every newer match.
-        versions = [row[0] for row in fetch("SELECT id FROM bots_botversion WHERE bot_id = %s", [value])]
-        if not versions:
-            return queryset.none()
-        condition, params = where_in(versions)
-        return queryset.filter(
-            pk__in=RawSQL(f"SELECT match_id FROM tournaments_matchentrant WHERE version_id {condition}", params)
-        )
+    def filter_bot(self, queryset: MatchQuerySet, name: str, value: int) -> MatchQuerySet:
+        return queryset.played_by_bot(value)
 
-    def filter_version(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(
-            pk__in=RawSQL("SELECT match_id FROM tournaments_matchentrant WHERE version_id = %s", [value])
-        )
+    def filter_version(self, queryset: MatchQuerySet, name: str, value: int) -> MatchQuerySet:
+        return queryset.played_by_version(value)
 
 
 class GameFilter(FilterSet):

@@ -1,83 +1,17 @@
-"""Read-only queries behind the pages. Nothing here writes."""
+"""Read-only queries of the pages alone (a bot's versions and rating history, the versions a test
+match may seat). Nothing here writes. What the pages show as the API does (leaderboards, lists of
+matches, a match) is read by tournaments/selectors/, the readers both share."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Prefetch, QuerySet, Sum
+from django.db.models import Count, QuerySet
 
 from bots.models import Bot, BotVersion
-from lineit.engine import RULES_VERSION, RULESETS
-from lineit.stats.elo import PROVISIONAL_GAMES
-from tournaments.models import Match, MatchEntrant, Rating, RatingEvent
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    rank: int
-    version: BotVersion
-    rating: float
-    games: int
-    wins: int
-    played: int  # games in finished ranked matches (for the win rate)
-
-    @property
-    def provisional(self) -> bool:
-        return self.games < PROVISIONAL_GAMES
-
-    @property
-    def win_rate(self) -> float | None:
-        return self.wins / self.played if self.played else None
-
-
-def leaderboard(ruleset: str, *, limit: int = 50) -> list[LeaderboardRow]:
-    """Active versions rated in ``ruleset`` under the current rules, best first."""
-    ratings = list(
-        Rating.objects.filter(ruleset=ruleset, rules_version=RULES_VERSION, version__status=BotVersion.Status.ACTIVE)
-        .select_related("version__bot")
-        .order_by("-rating", "version_id")[:limit]
-    )
-    totals = {
-        row["version_id"]: row
-        for row in MatchEntrant.objects.filter(
-            version_id__in=[rating.version_id for rating in ratings],
-            match__ranked=True,
-            match__status=Match.Status.FINISHED,
-            match__ruleset=ruleset,
-            match__rules_version=RULES_VERSION,
-        )
-        .values("version_id")
-        .annotate(wins=Sum("wins"), played=Sum("match__games"))
-    }
-    return [
-        LeaderboardRow(
-            rank=position,
-            version=rating.version,
-            rating=rating.rating,
-            games=rating.games,
-            wins=totals.get(rating.version_id, {}).get("wins") or 0,
-            played=totals.get(rating.version_id, {}).get("played") or 0,
-        )
-        for position, rating in enumerate(ratings, start=1)
-    ]
-
-
-def leaderboards() -> list[tuple[str, list[LeaderboardRow]]]:
-    return [(ruleset, leaderboard(ruleset)) for ruleset in RULESETS]
-
-
-def matches_with_entrants(matches: QuerySet[Match]) -> QuerySet[Match]:
-    entrants = MatchEntrant.objects.select_related("version__bot").order_by("index")
-    return matches.prefetch_related(Prefetch("entrants", queryset=entrants))
-
-
-def recent_matches(*, limit: int = 15, bot: Bot | None = None) -> list[Match]:
-    matches = Match.objects.all()
-    if bot is not None:
-        matches = matches.filter(entrants__version__bot=bot).distinct()
-    return list(matches_with_entrants(matches.order_by("-id"))[:limit])
+from lineit.engine import RULES_VERSION
+from tournaments.models import RatingEvent
 
 
 def bot_versions(bot: Bot) -> list[BotVersion]:
@@ -117,25 +51,6 @@ def playable_versions(*, exclude_bot: Bot | None = None) -> QuerySet[BotVersion]
     if exclude_bot is not None:
         versions = versions.exclude(bot=exclude_bot)
     return versions
-
-
-def games_by_seat(match: Match, entrants: Iterable[MatchEntrant]) -> list[dict[str, object]]:
-    """Each game of a match, with a row per seat: who sat there, score, rank, forfeit."""
-    by_index = {entrant.index: entrant for entrant in entrants}
-    rows = []
-    for game in match.game_logs.order_by("index").only("id", "index", "deal", "seats", "scores", "ranks", "forfeits"):
-        seats = [
-            {
-                "seat": seat,
-                "entrant": by_index.get(entrant),
-                "score": game.scores[seat],
-                "rank": game.ranks[seat],
-                "forfeit": seat in (game.forfeits or []),
-            }
-            for seat, entrant in enumerate(game.seats)
-        ]
-        rows.append({"game": game, "seats": seats})
-    return rows
 
 
 def versions_by_owner(user: object) -> dict[int, list[BotVersion]]:

@@ -60,14 +60,3 @@ def play_queued(**filters: Any) -> None:
         versions = [e.version for e in claimed.entrants.select_related("version__bot").order_by("index")]
         result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
         assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
-
-
-def assert_same_as_general_path(client: Any, url: str, monkeypatch: Any, module: Any, fast_path: str) -> Any:
-    """GET ``url`` twice: through the one-query path, then with ``module.fast_path`` answering
-    None (the general FilterSet/ORM path); the two responses must be the same bytes."""
-    fast = client.get(url)
-    with monkeypatch.context() as patch:
-        patch.setattr(module, fast_path, lambda *args: None)
-        general = client.get(url)
-    assert (fast.status_code, fast.content) == (general.status_code, general.content), url
-    return fast

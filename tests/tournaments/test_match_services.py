@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 import pytest
 from django.utils import timezone
 
+from bots.models import reads_text_of
 from bots.runner import sandbox_match_run
 from lineit.botkit.limits import Limits
 from lineit_platform.errors import ApplicationError, Conflict
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent
+from tournaments.selectors.matches import match_detail
 from tournaments.services.matches import (
     match_cancel,
     match_claim,
@@ -123,10 +126,13 @@ def test_failures_are_recorded_with_stderr_for_the_owner_only(alice, bob, staff,
     match_execute(match_id=match.pk, worker="test")
     failures = list(GameFailure.objects.filter(match=match))
     assert failures and all(f.version_id == crashing.pk and f.kind == "exception" for f in failures)
-    assert "only alice may read this" in failures[0].public_dict(alice)["stderr_tail"]
-    assert "only alice may read this" in failures[0].public_dict(staff)["stderr_tail"]
-    assert "stderr_tail" not in failures[0].public_dict(bob)
-    assert "stderr_tail" not in failures[0].public_dict(None)
+    for viewer, reads in ((alice, True), (staff, True), (bob, False), (None, False)):
+        detail = match_detail(match.pk, reads_text_of=partial(reads_text_of, viewer))
+        assert detail is not None and detail.failing_owners == {alice.pk}
+        shown = detail.match["game_logs"][0]["failures"][0]
+        assert shown["kind"] == "exception" and shown["seat"] == failures[0].seat
+        assert ("only alice may read this" in (shown["stderr_tail"] or "")) is reads
+        assert (shown["message"] is not None) is reads
     crashing_entry = match.entrants.get(version=crashing)
     assert crashing_entry.forfeits == 2 and crashing_entry.mean_rank == 2
 

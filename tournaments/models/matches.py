@@ -18,6 +18,37 @@ class MatchQuerySet(models.QuerySet["Match"]):
     def pending(self) -> MatchQuerySet:
         return self.filter(status__in=Match.PENDING)
 
+    def played_by_version(self, version_id: int) -> MatchQuerySet:
+        """The matches in which this version played (each once, however many seats it had)."""
+        return self.filter(_IdAmong(models.F("pk"), MatchEntrant.objects.filter(version_id=version_id)))
+
+    def played_by_bot(self, bot_id: int) -> MatchQuerySet:
+        """The matches in which any version of this bot played."""
+        return self.filter(_IdAmong(models.F("pk"), MatchEntrant.objects.filter(version__bot_id=bot_id)))
+
+
+class _IdAmong(models.Func):
+    """``id = ANY(ARRAY(SELECT match_id FROM <the entrants>))`` on PostgreSQL, ``id IN (...)``
+    elsewhere: the matches of some entrants, newest first, a page at a time.
+
+    As ``IN (SELECT ...)``, PostgreSQL walks the matches from the newest and looks each one up
+    among the entrants: ten thousand rows for a page of a version that plays one match in five
+    hundred, the whole table for one that stopped playing. As an array, it reads the entrants'
+    match ids from their (version, match) index, then only the page's matches by key, in order."""
+
+    output_field = models.BooleanField()
+
+    def __init__(self, match_id: models.F, entrants: models.QuerySet[MatchEntrant]) -> None:
+        super().__init__(match_id, models.Subquery(entrants.values("match_id")))
+
+    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
+        match_id, entrants = (compiler.compile(expression) for expression in self.get_source_expressions())
+        return f"{match_id[0]} IN {entrants[0]}", [*match_id[1], *entrants[1]]
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
+        match_id, entrants = (compiler.compile(expression) for expression in self.get_source_expressions())
+        return f"{match_id[0]} = ANY(ARRAY{entrants[0]})", [*match_id[1], *entrants[1]]
+
 
 class Match(models.Model):
     """A state machine in the database: queued -> running -> finished | failed, or cancelled.
@@ -61,6 +92,11 @@ class Match(models.Model):
     sandbox_tier = models.CharField(max_length=32, blank=True)
     error = models.TextField(blank=True)
     games_played = models.PositiveIntegerField(default=0)  # progress of the current attempt
+    # Each entrant's version and totals, in index order: what a list of matches shows of its
+    # entrants, read from the match's own row. Written by the services that change the entrants
+    # (match_schedule, match_record_result: services/matches.py); the MatchEntrant rows stay the
+    # record and what filters by version or bot read.
+    entrant_summary = models.JSONField(default=list, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(null=True, blank=True)
@@ -173,10 +209,3 @@ class GameFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} in match {self.match_id}"
-
-    def public_dict(self, viewer: object = None) -> dict[str, Any]:
-        data: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "decision": self.decision}
-        if self.version.visible_details_for(viewer):
-            data["message"] = self.message
-            data["stderr_tail"] = self.stderr_tail
-        return data

@@ -1,12 +1,171 @@
-"""Read-only queries that the pages and the API share. Nothing here writes."""
+"""Read-only queries of the matches domain, shared by the API and the pages. Nothing here writes.
+
+Each resource is read one way and built once, as plain data (dicts of JSON values and aware
+date-times) that the API's serializers pick their declared fields from and the templates show:
+
+- a list of matches (``match_list`` for the queryset that filters and pages, ``match_rows`` for
+  what a page shows): one query a page, each match's entrants read from its own row
+  (``Match.entrant_summary``, written by the services), the names beside the ids from names.py;
+- one match with its games and their failures (``match_detail``);
+- a page of games (``game_list``, ``game_rows``);
+- head-to-head records (``head_to_head``).
+
+A failure's message and stderr tail are the failing bot owner's text: a builder that shows games
+is told who may read them (``reads_text_of``: an owner id in, yes or no out) and leaves them None
+for everyone else.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from bots.models import Bot
+from django.db.models import QuerySet
+
+from bots.models import Bot, version_label
 from lineit.stats.intervals import wilson_interval
-from tournaments.models import Game, Match, MatchEntrant
+from tournaments.models import Game, GameFailure, Match, MatchEntrant
+
+from .names import Label, usernames, version_labels
+
+Row = dict[str, Any]
+ReadsTextOf = Callable[[int], bool]
+
+# What a list shows of each match; a detail adds DETAIL_COLUMNS and the games.
+MATCH_COLUMNS = (
+    "id",
+    "status",
+    "ruleset",
+    "rules_version",
+    "ranked",
+    "origin",
+    "num_players",
+    "games",
+    "games_played",
+    "duplicate_deals",
+    "rotate_seats",
+    "seed",
+    "error",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "entrant_summary",
+    "requested_by_id",
+)
+DETAIL_COLUMNS = ("attempts", "sandbox_tier", "limits")
+GAME_COLUMNS = ("id", "match_id", "index", "deal", "deck_seed", "seats", "scores", "ranks", "forfeits", "timings")
+
+
+# --- Lists of matches -------------------------------------------------------------------------
+
+
+def match_list(matches: QuerySet[Match] | None = None, *, detail: bool = False) -> QuerySet[Match]:
+    """These matches (all by default) as rows of the columns a list shows (a detail's too, with
+    ``detail``), for filtering and paging; match_rows builds them."""
+    matches = Match.objects.all() if matches is None else matches
+    return matches.values(*MATCH_COLUMNS, *(DETAIL_COLUMNS if detail else ()))
+
+
+def match_rows(matches: Iterable[Row]) -> list[Row]:
+    """Rows of match_list as the API and the pages show them: each match's columns, its
+    requester's name (``requested_by``, None if nobody) and its entrants in index order
+    (``entrants``: index, version, label, bot, bot_name, number, total_score, mean_rank, wins,
+    forfeits). The names come from names.py: no query, or one for those not kept."""
+    rows = list(matches)
+    labels = version_labels(entrant["version"] for row in rows for entrant in row["entrant_summary"])
+    requesters = usernames(row["requested_by_id"] for row in rows if row["requested_by_id"] is not None)
+    for row in rows:  # each row is a dict of its own, made by the query
+        requester = row.pop("requested_by_id")
+        row["requested_by"] = None if requester is None else requesters.get(requester)
+        row["entrants"] = [_entrant(entrant, labels) for entrant in row.pop("entrant_summary")]
+    return rows
+
+
+def _entrant(summary: Row, labels: dict[int, Label]) -> Row:
+    number, bot, name = labels[summary["version"]]
+    return summary | {"label": version_label(name, number), "bot": bot, "bot_name": name, "number": number}
+
+
+def recent_matches(*, limit: int, bot: Bot | None = None, requested_by: Any = None) -> list[Row]:
+    """The newest matches (of a bot, or requested by a user), as match_rows builds them."""
+    matches = Match.objects.all()
+    if bot is not None:
+        matches = matches.played_by_bot(bot.pk)
+    if requested_by is not None:
+        matches = matches.filter(requested_by=requested_by)
+    return match_rows(match_list(matches).order_by("-id")[:limit])
+
+
+# --- One match, its games and their failures -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchDetail:
+    match: Row  # match_rows' row, with DETAIL_COLUMNS and its games (``game_logs``, game_rows' rows)
+    failing_owners: frozenset[int]  # the owners of the versions that failed in it
+
+
+def match_detail(pk: int, *, reads_text_of: ReadsTextOf) -> MatchDetail | None:
+    """One match with its entrants, games and failures; None if there is no such match. Three
+    queries: the match, its games, their failures."""
+    found = list(match_list(Match.objects.filter(pk=pk).order_by(), detail=True))
+    if not found:
+        return None
+    (match,) = match_rows(found)
+    games = Game.objects.filter(match_id=pk).order_by("index").values(*GAME_COLUMNS)
+    match["game_logs"], owners = _games(games, GameFailure.objects.filter(match_id=pk), reads_text_of)
+    return MatchDetail(match=match, failing_owners=frozenset(owners))
+
+
+def game_list() -> QuerySet[Game]:
+    """Games as rows of the columns a list shows (never their replays), for filtering and
+    paging; game_rows builds them."""
+    return Game.objects.values(*GAME_COLUMNS)
+
+
+def game_rows(games: Iterable[Row], *, reads_text_of: ReadsTextOf) -> list[Row]:
+    """Rows of game_list as the API shows them, each with its failures (``failures``: seat,
+    version, kind, message, decision, stderr_tail) and its match (``match``). One query."""
+    rows = list(games)
+    failures = (
+        GameFailure.objects.filter(game_id__in=[row["id"] for row in rows]) if rows else GameFailure.objects.none()
+    )
+    return _games(rows, failures, reads_text_of)[0]
+
+
+def _games(
+    games: Iterable[Row], failures: QuerySet[GameFailure], reads_text_of: ReadsTextOf
+) -> tuple[list[Row], set[int]]:
+    """The games with their failures, and the owners of the versions that failed."""
+    by_game: dict[int, list[Row]] = defaultdict(list)
+    owners: set[int] = set()
+    shown = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail", "version__bot__owner_id")
+    for game, seat, version, kind, message, decision, stderr_tail, owner in failures.order_by(
+        "game_id", "seat", "id"
+    ).values_list(*shown):
+        owners.add(owner)
+        reads = reads_text_of(owner)
+        by_game[game].append(
+            {
+                "seat": seat,
+                "version": version,
+                "kind": kind,
+                "message": message if reads else None,
+                "decision": decision,
+                "stderr_tail": stderr_tail if reads else None,
+            }
+        )
+    rows = []
+    for row in games:
+        row["match"] = row.pop("match_id")
+        row["failures"] = by_game.get(row["id"], [])
+        rows.append(row)
+    return rows, owners
+
+
+# --- Head to head -----------------------------------------------------------------------------
 
 
 @dataclass

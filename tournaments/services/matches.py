@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -100,6 +100,7 @@ def match_schedule(
     if ranked and len({version.pk for version in versions}) != len(versions):
         raise ApplicationError("a ranked match cannot seat one version twice")
     now = timezone.now()
+    entrants = [MatchEntrant(index=index, version=version) for index, version in enumerate(versions)]
     match = Match.objects.create(
         ruleset=ruleset,
         rules_version=RULES_VERSION,
@@ -114,10 +115,11 @@ def match_schedule(
         requested_by=requested_by,
         max_attempts=settings.MATCH_MAX_ATTEMPTS,
         queued_at=now,
+        entrant_summary=entrant_summary(entrants),
     )
-    MatchEntrant.objects.bulk_create(
-        MatchEntrant(match=match, index=index, version=version) for index, version in enumerate(versions)
-    )
+    for entrant in entrants:
+        entrant.match = match
+    MatchEntrant.objects.bulk_create(entrants)
     _queue(match.pk)
     return match
 
@@ -248,10 +250,26 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
     match.finished_at = timezone.now()
     match.sandbox_tier = result.tier[:32]
     match.games_played = len(result.games)
-    match.save(update_fields=["status", "finished_at", "sandbox_tier", "games_played"])
+    match.entrant_summary = entrant_summary(entrants.values())
+    match.save(update_fields=["status", "finished_at", "sandbox_tier", "games_played", "entrant_summary"])
     ratings_apply_pending()
     _ended(match)
     return True
+
+
+def entrant_summary(entrants: Iterable[MatchEntrant]) -> list[dict[str, Any]]:
+    """What a match's row holds of its entrants (Match.entrant_summary), in index order."""
+    return [
+        {
+            "index": entrant.index,
+            "version": entrant.version_id,
+            "total_score": entrant.total_score,
+            "mean_rank": entrant.mean_rank,
+            "wins": entrant.wins,
+            "forfeits": entrant.forfeits,
+        }
+        for entrant in sorted(entrants, key=lambda entrant: entrant.index)
+    ]
 
 
 def _record_totals(entrants: dict[int, MatchEntrant], result: MatchResult) -> None:

@@ -1,7 +1,11 @@
-"""Matches and games: lists, details (with failures), requests, verification."""
+"""Matches and games: lists, details (with failures), requests, verification.
+
+Their rows are built by tournaments/selectors/matches.py, the reader the pages share; these
+serializers declare the schema and pick its fields from the rows (common.RowWriter)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -11,14 +15,11 @@ from rest_framework import serializers
 
 from lineit.engine import RULESETS, STANDARD
 from tournaments.models import Game, GameFailure, Match, MatchEntrant
+from tournaments.selectors.matches import Row, game_rows, match_rows
 
 from ..filters import MAX_ID
 from ..permissions import may_manage
-from .common import absolute, viewer
-
-# The match list and the match detail are written by reads.py (plain SQL rows, for speed); the
-# match, entrant and detail serializers below declare what it writes (the schema), and
-# tests/api/test_fast_reads.py holds the two together.
+from .common import RowListSerializer, RowWriter, absolute, picked, viewer
 
 
 class EntrantSerializer(serializers.ModelSerializer):
@@ -33,13 +34,20 @@ class EntrantSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class MatchSerializer(serializers.ModelSerializer):
-    requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
+ENTRANT_FIELDS = EntrantSerializer.Meta.fields
+
+
+# A row of selectors.match_list (match_rows builds a page). Docstrings of these serializers are
+# the schema's descriptions: their notes are comments.
+class MatchSerializer(RowWriter, serializers.ModelSerializer):
+
+    requested_by = serializers.CharField(read_only=True, allow_null=True)
     entrants = EntrantSerializer(many=True, read_only=True)
     url = serializers.URLField(read_only=True)
 
     class Meta:
         model = Match
+        list_serializer_class = RowListSerializer
         fields = [
             "id",
             "url",
@@ -63,6 +71,17 @@ class MatchSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    def build(self, rows: list[Row]) -> list[Row]:
+        return match_rows(rows)
+
+    def write(self, row: Row) -> dict[str, Any]:
+        return picked(
+            row,
+            self.Meta.fields,
+            url=absolute(self, "api-match-detail", row["id"]),
+            entrants=[picked(entrant, ENTRANT_FIELDS) for entrant in row["entrants"]],
+        )
+
 
 class FailureSerializer(serializers.ModelSerializer):
     """A failure: the kind and the decision are public; the message and the stderr tail are the
@@ -79,28 +98,27 @@ class FailureSerializer(serializers.ModelSerializer):
         fields = ["seat", "version", "kind", "message", "decision", "stderr_tail"]
         read_only_fields = fields
 
+    # The types of the schema's two private fields; the rows hold them, None for other viewers.
     @extend_schema_field(serializers.CharField(allow_null=True))
-    def get_message(self, failure: GameFailure) -> str | None:
-        return failure.message if may_manage(viewer(self), failure.version.bot.owner_id) else None
+    def get_message(self, failure: Row) -> str | None:
+        return failure["message"]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
-    def get_stderr_tail(self, failure: GameFailure) -> str | None:
-        return failure.stderr_tail if may_manage(viewer(self), failure.version.bot.owner_id) else None
-
-    def to_representation(self, failure: GameFailure) -> dict[str, Any]:
-        # Written out by hand for the speed of long lists; the declared fields stay the schema.
-        owner = may_manage(viewer(self), failure.version.bot.owner_id)
-        return {
-            "seat": failure.seat,
-            "version": failure.version_id,
-            "kind": failure.kind,
-            "message": failure.message if owner else None,
-            "decision": failure.decision,
-            "stderr_tail": failure.stderr_tail if owner else None,
-        }
+    def get_stderr_tail(self, failure: Row) -> str | None:
+        return failure["stderr_tail"]
 
 
-class GameSerializer(serializers.ModelSerializer):
+FAILURE_FIELDS = FailureSerializer.Meta.fields
+
+
+def reads_text_of(serializer: serializers.Field) -> Any:
+    """Whether the viewer may read what the bots of an owner wrote (permissions.may_manage)."""
+    return partial(may_manage, viewer(serializer))
+
+
+# A row of selectors.game_list (game_rows builds a page), or a match detail's game.
+class GameSerializer(RowWriter, serializers.ModelSerializer):
+
     seats = serializers.ListField(child=serializers.IntegerField(), help_text="Entrant index in each seat.")
     scores = serializers.ListField(child=serializers.IntegerField(), help_text="Score of each seat.")
     ranks = serializers.ListField(child=serializers.IntegerField(), help_text="Rank of each seat (1 is first).")
@@ -112,6 +130,7 @@ class GameSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Game
+        list_serializer_class = RowListSerializer
         fields = [
             "id",
             "match",
@@ -129,41 +148,49 @@ class GameSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    def to_representation(self, game: Game) -> dict[str, Any]:
-        # Written out by hand for the speed of long lists; the declared fields stay the schema.
-        failure = FailureSerializer(context=self.context)
-        return {
-            "id": game.pk,
-            "match": game.match_id,
-            "index": game.index,
-            "deal": game.deal,
-            "deck_seed": game.deck_seed,
-            "seats": game.seats,
-            "scores": game.scores,
-            "ranks": game.ranks,
-            "forfeits": game.forfeits,
-            "timings": game.timings,
-            "failures": [failure.to_representation(each) for each in game.failures.all()],
-            "replay_url": self.get_replay_url(game),
-            "verification_url": self.get_verification_url(game),
-        }
+    def build(self, rows: list[Row]) -> list[Row]:
+        return game_rows(rows, reads_text_of=reads_text_of(self))
+
+    def write(self, row: Row) -> dict[str, Any]:
+        return picked(
+            row,
+            self.Meta.fields,
+            failures=[picked(failure, FAILURE_FIELDS) for failure in row["failures"]],
+            replay_url=self.get_replay_url(row),
+            verification_url=self.get_verification_url(row),
+        )
 
     @extend_schema_field(OpenApiTypes.URI)
-    def get_replay_url(self, game: Game) -> str:
-        return absolute(self, "api-game-replay", game.pk)
+    def get_replay_url(self, game: Row) -> str:
+        return absolute(self, "api-game-replay", game["id"])
 
     @extend_schema_field(OpenApiTypes.URI)
-    def get_verification_url(self, game: Game) -> str:
-        return absolute(self, "api-game-verification", game.pk)
+    def get_verification_url(self, game: Row) -> str:
+        return absolute(self, "api-game-verification", game["id"])
 
 
+# A match detail as selectors.match_detail builds it.
 class MatchDetailSerializer(MatchSerializer):
+
     game_logs = GameSerializer(many=True, read_only=True)
     limits = serializers.DictField(read_only=True)
 
     class Meta(MatchSerializer.Meta):
         fields = [*MatchSerializer.Meta.fields, "attempts", "sandbox_tier", "limits", "game_logs"]
         read_only_fields = fields
+
+    def build(self, rows: list[Row]) -> list[Row]:
+        return rows  # built whole by match_detail
+
+    def write(self, row: Row) -> dict[str, Any]:
+        game = GameSerializer(context=self.context)
+        return picked(
+            row,
+            self.Meta.fields,
+            url=absolute(self, "api-match-detail", row["id"]),
+            entrants=[picked(entrant, ENTRANT_FIELDS) for entrant in row["entrants"]],
+            game_logs=[game.write(each) for each in row["game_logs"]],
+        )
 
 
 class MatchRequestSerializer(serializers.Serializer):

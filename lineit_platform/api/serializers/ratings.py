@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from drf_spectacular.types import OpenApiTypes
@@ -10,13 +11,15 @@ from rest_framework import serializers
 
 from lineit.stats.elo import PROVISIONAL_GAMES
 from tournaments.models import Rating, RatingEvent
+from tournaments.selectors.ratings import Row, leaderboard_rows
 
-from .common import absolute
+from .common import RowListSerializer, RowWriter, absolute, picked
 
 
-# The schema of a leaderboard row; reads.leaderboard_rows writes them (the methods below type the
-# schema's fields).
-class LeaderboardEntrySerializer(serializers.ModelSerializer):
+# A rating of selectors.leaderboard, ranked from the context's ``first_rank`` (1 unless given):
+# leaderboard_rows builds a page. (A docstring here would be the schema's description.)
+class LeaderboardEntrySerializer(RowWriter, serializers.ModelSerializer):
+
     rank = serializers.SerializerMethodField(help_text="Position in this (filtered) leaderboard, from 1.")
     version = serializers.IntegerField(source="version_id", read_only=True)
     label = serializers.CharField(source="version.label", read_only=True)
@@ -30,6 +33,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Rating
+        list_serializer_class = RowListSerializer
         fields = [
             "rank",
             "version",
@@ -48,16 +52,28 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    def get_rank(self, rating: Rating) -> int:
-        return int(self.context["rank_of"][rating.pk])
+    def build(self, ratings: list[Rating]) -> list[Row]:
+        return leaderboard_rows(ratings, first_rank=self.context.get("first_rank", 1))
 
-    def get_provisional(self, rating: Rating) -> bool:
-        return rating.games < PROVISIONAL_GAMES
+    def write(self, row: Row) -> dict[str, Any]:
+        return picked(row, self.Meta.fields, history_url=self.get_history_url(row))
+
+    # The types of the schema's computed fields; the rows hold rank and provisional.
+    def get_rank(self, row: Row) -> int:
+        return int(row["rank"])
+
+    def get_provisional(self, row: Row) -> bool:
+        return bool(row["provisional"])
 
     @extend_schema_field(OpenApiTypes.URI)
-    def get_history_url(self, rating: Rating) -> str:
-        url = absolute(self, "api-version-rating-history", rating.version_id)
-        return f"{url}?{urlencode({'ruleset': rating.ruleset, 'rules_version': rating.rules_version})}"
+    def get_history_url(self, row: Row) -> str:
+        # A page has one ruleset and rules version: the query is written once per page.
+        queries = self.context.setdefault("history_queries", {})
+        key = (row["ruleset"], row["rules_version"])
+        query = queries.get(key)
+        if query is None:
+            query = queries[key] = urlencode({"ruleset": row["ruleset"], "rules_version": row["rules_version"]})
+        return f"{absolute(self, 'api-version-rating-history', row['version'])}?{query}"
 
 
 class HeadToHeadSerializer(serializers.Serializer):

@@ -4,9 +4,10 @@ verify them with the engine."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404, JsonResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -18,10 +19,11 @@ from rest_framework.response import Response
 from bots.models import BotVersion
 from lineit.engine import verify_replay
 from lineit_platform.errors import NotFound
-from tournaments.models import Game, GameFailure, Match
+from tournaments.models import Game, Match
+from tournaments.selectors.matches import game_list, match_detail, match_list
 from tournaments.services.match_requests import match_request
 
-from .. import caching, match_pages, reads
+from .. import caching
 from ..filters import MAX_ID, GameFilter, MatchFilter
 from ..pagination import NewestFirstCursorPagination, OldestFirstCursorPagination
 from ..permissions import may_manage
@@ -37,17 +39,6 @@ from ..throttling import WriteThrottle
 from .bots import ID_PATTERN
 
 
-def _failures() -> Prefetch[GameFailure]:
-    # Of the version and the bot, only the owner (who may read the message and the stderr tail).
-    shown = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail", "version__bot__owner_id")
-    return Prefetch("failures", GameFailure.objects.select_related("version__bot").only(*shown).order_by("seat"))
-
-
-def games_queryset() -> QuerySet[Game]:
-    """Games without their replay blobs (only the replay endpoint reads those)."""
-    return Game.objects.defer("replay").prefetch_related(_failures())
-
-
 class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     """Matches, newest first. Anyone reads them; a signed-in user requests unranked ones."""
 
@@ -59,33 +50,26 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     throttle_scope = "match_requests"
 
     def get_queryset(self) -> QuerySet[Match]:
-        # The schema and the browsable API's filter form read it; list and retrieve read reads.py.
-        return Match.objects.all()
-
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        rows = match_pages.match_rows(request)
-        if rows is not None:  # one query (match_pages)
-            page = self.paginate_queryset(rows)
-            assert page is not None  # every list is paginated
-            return self.get_paginated_response(page)
-        # The general path: the FilterSet and the ORM build the filtered, paginated id query (and
-        # answer bad values); the rows are read by reads.match_list.
-        ids = self.paginate_queryset(self.filter_queryset(Match.objects.values("id")))
-        assert ids is not None
-        return self.get_paginated_response(reads.match_list([row["id"] for row in ids], request))
+        return match_list()
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         key = caching.match_detail_key(request, kwargs["pk"])
         cached = caching.get(key)
         if cached is not None and not _sees_private(request.user, cached["owners"]):
             return Response(cached["data"])
-        pk = int(kwargs["pk"])
-        if not 0 < pk <= MAX_ID:  # no such id (nor one the database could hold)
-            raise Http404("No Match matches the given query.")
-        data, owners = reads.match_detail(pk, request)
+        data, owners = self._detail(request, int(kwargs["pk"]))
         if data["status"] in caching.FINAL_STATUSES and not _sees_private(request.user, owners):
             caching.put(key, {"data": data, "owners": owners})  # what every reader sees, and final
         return Response(data)
+
+    def _detail(self, request: Request, pk: int) -> tuple[dict[str, Any], frozenset[int]]:
+        """The match as MatchDetailSerializer writes it for this viewer, and the owners of the
+        versions that failed in it (who, with staff, see the messages and stderr tails)."""
+        detail = match_detail(pk, reads_text_of=partial(may_manage, request.user)) if 0 < pk <= MAX_ID else None
+        if detail is None:  # no such id (nor one the database could hold)
+            raise Http404("No Match matches the given query.")
+        serializer = MatchDetailSerializer(context=self.get_serializer_context())
+        return serializer.write(detail.match), detail.failing_owners
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         return MatchDetailSerializer if self.action in ("retrieve", "create") else MatchSerializer
@@ -112,7 +96,7 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
             duplicate_deals=data["duplicate_deals"],
             rotate_seats=data["rotate_seats"],
         )
-        data, _ = reads.match_detail(match.pk, request)
+        data, _ = self._detail(request, match.pk)
         return Response(data, status=status.HTTP_201_CREATED)
 
 
@@ -136,7 +120,9 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     filterset_class = GameFilter
     pagination_class = OldestFirstCursorPagination
     lookup_value_regex = ID_PATTERN
-    queryset = games_queryset()
+
+    def get_queryset(self) -> QuerySet[Game]:
+        return game_list()
 
     @extend_schema(
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "The replay (docs/replay-format.md).")},

@@ -11,10 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.models import Rating
+from tournaments.selectors.ratings import leaderboard
 
-from .. import caching, leaderboard_pages, reads
+from .. import caching
 from ..filters import LeaderboardFilter
-from ..leaderboard_pages import LeaderboardRows
+from ..pagination import PagePagination
 from ..renderers import RENDERERS
 from ..serializers import LeaderboardEntrySerializer
 
@@ -25,10 +26,15 @@ class LeaderboardView(generics.ListAPIView):
 
     serializer_class = LeaderboardEntrySerializer
     filterset_class = LeaderboardFilter
+    pagination_class = PagePagination
     renderer_classes = RENDERERS
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return Rating.objects.order_by("-rating", "version_id")
+        return leaderboard()
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        paginator: PagePagination = self.paginator
+        return {**super().get_serializer_context(), "first_rank": paginator.start_rank()}
 
     @extend_schema(operation_id="leaderboard")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -36,25 +42,6 @@ class LeaderboardView(generics.ListAPIView):
         cached = caching.get(key)
         if cached is not None:
             return Response(cached)
-        rows: LeaderboardRows | _Rows | None = leaderboard_pages.leaderboard_rows(request, self.paginator)
-        if rows is None:  # the general path: the FilterSet and the ORM (and their answers to bad values)
-            rows = _Rows(self.filter_queryset(self.get_queryset()))
-        page = self.paginate_queryset(rows)
-        assert page is not None  # every list is paginated
-        response = self.get_paginated_response(reads.leaderboard_rows(page, self.paginator.start_rank(), request))
+        response = self.list(request, *args, **kwargs)
         caching.put(key, response.data)
         return response
-
-
-class _Rows:
-    """The filtered ratings as Django's paginator reads them: counted as they are (no joins, an
-    index-only count), a page read as plain rows of reads.LEADERBOARD_COLUMNS."""
-
-    def __init__(self, ratings: QuerySet[Rating]) -> None:
-        self.ratings = ratings
-
-    def count(self) -> int:
-        return self.ratings.count()
-
-    def __getitem__(self, page: slice) -> list[tuple[Any, ...]]:
-        return list(self.ratings.values_list(*reads.LEADERBOARD_COLUMNS)[page])

@@ -25,7 +25,7 @@ from bots.services import bot_create, bot_version_upload
 from lineit_platform import throttles
 from lineit_platform.api.tokens import token_for, token_rotate
 from lineit_platform.errors import ApplicationError
-from tournaments.models import Match
+from tournaments.selectors.matches import recent_matches
 from tournaments.services.match_requests import QuotaExceeded
 from tournaments.services.match_requests import match_request as match_request_service
 
@@ -108,8 +108,7 @@ def _my_bots_context(request: HttpRequest) -> dict[str, object]:
     bots = list(Bot.objects.filter(owner=request.user).order_by("name"))
     versions = selectors.versions_by_owner(request.user)
     rows = [{"bot": bot, "versions": versions.get(bot.pk, [])} for bot in bots]
-    matches = selectors.matches_with_entrants(Match.objects.filter(requested_by=request.user).order_by("-id"))[:10]
-    return {"rows": rows, "matches": matches}
+    return {"rows": rows, "matches": recent_matches(limit=10, requested_by=request.user)}
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -1,18 +1,23 @@
 """Public pages: home, bot, version, match and the replay viewer. Owner-only details (a bot's
-failure messages and stderr, its validation report's message) are decided by the models'
-``visible_details_for``, the one place for that rule."""
+failure messages and stderr, its validation report's message) are decided by bots.models'
+``reads_text_of`` (``visible_details_for``), the one place for that rule."""
 
 from __future__ import annotations
+
+from functools import partial
+from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, reads_text_of
 from lineit.botkit.untrusted import safe_text
-from lineit.engine import ReplayError
+from lineit.engine import RULESETS, ReplayError
 from tournaments.models import Game, Match
-from tournaments.selectors.matches import head_to_head
+from tournaments.selectors.matches import Row, head_to_head, recent_matches
+from tournaments.selectors.matches import match_detail as read_match
+from tournaments.selectors.ratings import active_leaderboard
 
 from .. import selectors
 from ..plots import rating_plot
@@ -22,8 +27,8 @@ from ..tournaments import running_and_upcoming
 
 def home(request: HttpRequest) -> HttpResponse:
     context = {
-        "leaderboards": selectors.leaderboards(),
-        "recent_matches": selectors.recent_matches(limit=15),
+        "leaderboards": [(ruleset, active_leaderboard(ruleset)) for ruleset in RULESETS],
+        "recent_matches": recent_matches(limit=15),
         "tournaments": running_and_upcoming(limit=5),
     }
     return render(request, "web/home.html", context)
@@ -38,7 +43,7 @@ def bot_detail(request: HttpRequest, name: str) -> HttpResponse:
         "is_owner": is_owner,
         "versions": versions,
         "plot": rating_plot(selectors.rating_history(bot), title=f"Rating history of {bot.name}"),
-        "recent_matches": selectors.recent_matches(limit=15, bot=bot),
+        "recent_matches": recent_matches(limit=15, bot=bot),
         "head_to_head": head_to_head(bot),
     }
     return render(request, "web/bot_detail.html", context)
@@ -76,18 +81,51 @@ def version_status(request: HttpRequest, name: str, number: int) -> JsonResponse
 
 
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    match = get_object_or_404(selectors.matches_with_entrants(Match.objects.select_related("requested_by")), pk=pk)
-    entrants = list(match.entrants.all())
-    failures = list(match.failures.select_related("version__bot", "game").order_by("game__index", "seat"))
-    for failure in failures:
-        failure.show_details = failure.version.visible_details_for(request.user)
+    """The match as the API's detail reads it (tournaments.selectors.matches.match_detail), laid
+    out by seat; a failure's message and stderr tail are None for a viewer who may not read them."""
+    detail = read_match(pk, reads_text_of=partial(reads_text_of, request.user))
+    if detail is None:
+        raise Http404(f"no match {pk}")
+    match = detail.match
     context = {
         "match": match,
-        "entrants": entrants,
-        "games": selectors.games_by_seat(match, entrants),
-        "failures": failures,
+        "pending": match["status"] in Match.PENDING,
+        "entrants": match["entrants"],
+        "games": _games_by_seat(match),
+        "failures": _failures(match),
     }
     return render(request, "web/match_detail.html", context)
+
+
+def _games_by_seat(match: Row) -> list[dict[str, Any]]:
+    """Each game, with a row per seat: who sat there, score, rank, forfeit."""
+    by_index = {entrant["index"]: entrant for entrant in match["entrants"]}
+    return [
+        {
+            "game": game,
+            "seats": [
+                {
+                    "seat": seat,
+                    "entrant": by_index.get(entrant),
+                    "score": game["scores"][seat],
+                    "rank": game["ranks"][seat],
+                    "forfeit": seat in game["forfeits"],
+                }
+                for seat, entrant in enumerate(game["seats"])
+            ],
+        }
+        for game in match["game_logs"]
+    ]
+
+
+def _failures(match: Row) -> list[dict[str, Any]]:
+    """Every failure of the match, in game and seat order, with its game and its version's label."""
+    labels = {entrant["version"]: entrant["label"] for entrant in match["entrants"]}
+    return [
+        failure | {"game": game, "label": labels.get(failure["version"], "")}
+        for game in match["game_logs"]
+        for failure in game["failures"]
+    ]
 
 
 def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:

@@ -1,6 +1,6 @@
-"""The hot reads written by hand (lineit_platform/api/reads.py) and the fast JSON renderer: the
-JSON they write is what the serializers declare (the schema), field for field and in order, with
-the values the models hold, and the bytes are DRF's."""
+"""The busiest reads (the match list, the match detail, the games, the leaderboard) answer with
+the fields the schema declares, in its order, with the values the models hold; a detail's games
+are the game endpoint's; the fast JSON renderer writes DRF's bytes."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
-from lineit_platform.api import reads
+from bots.models import Bot
 from lineit_platform.api.renderers import FastJSONRenderer
 from lineit_platform.api.serializers import (
     EntrantSerializer,
@@ -109,22 +109,22 @@ def test_a_missing_or_impossible_match_id_is_a_404(anonymous, pk) -> None:  # ty
     assert_error(anonymous.get(f"/api/matches/{pk}/"), 404, "not_found")
 
 
-@pytest.mark.parametrize("count", [1, 3, 51, 130])
-def test_where_in_finds_the_rows_of_any_number_of_ids(count, bot_factory) -> None:  # type: ignore[no-untyped-def]
-    ids = [bot_factory().pk for _ in range(3)]
-    wanted = (ids * count)[:count]  # repeated ids too
-    condition, params = reads.where_in(wanted)
-    assert {row[0] for row in reads.fetch(f"SELECT id FROM bots_bot WHERE id {condition}", params)} == set(wanted)
-
-
-def test_iso_writes_date_times_as_drf_does() -> None:
+def test_date_times_are_written_as_drf_writes_them(anonymous, version_factory) -> None:  # type: ignore[no-untyped-def]
     drf = serializers.DateTimeField()
-    aware = datetime(2024, 5, 1, 12, 30, 15, 120000, tzinfo=UTC)
-    assert reads.iso(aware) == drf.to_representation(aware) == "2024-05-01T12:30:15.120000Z"
-    assert reads.iso(aware.replace(microsecond=0)) == "2024-05-01T12:30:15Z"
-    assert reads.iso(aware.astimezone(timezone(timedelta(hours=5)))) == drf.to_representation(aware)
-    assert reads.iso(aware.replace(tzinfo=None)) == drf.to_representation(aware)  # SQLite's naive UTC
-    assert reads.iso(None) is None
+    match = Match.objects.create(
+        ruleset="standard",
+        rules_version="1.0",
+        num_players=2,
+        games=2,
+        seed=1,
+        started_at=datetime(2024, 5, 1, 12, 30, 15, 120000, tzinfo=UTC),
+        finished_at=datetime(2024, 5, 1, 17, 30, 15, tzinfo=timezone(timedelta(hours=5))),  # 12:30:15 UTC
+    )
+    shown = anonymous.get(f"/api/matches/{match.pk}/").json()
+    assert shown["started_at"] == "2024-05-01T12:30:15.120000Z"
+    assert shown["finished_at"] == "2024-05-01T12:30:15Z" == drf.to_representation(match.finished_at)
+    listed = anonymous.get("/api/matches/").json()["results"][0]
+    assert listed["created_at"] == drf.to_representation(Match.objects.get(pk=match.pk).created_at)
 
 
 @pytest.mark.parametrize(
@@ -150,13 +150,35 @@ def test_browsers_still_get_the_browsable_api(played, anonymous) -> None:  # typ
         assert response.status_code == 200 and response["Content-Type"].startswith("text/html"), url
 
 
-def test_links_follow_the_script_prefix_of_each_request() -> None:
-    # Routes are reversed once per prefix: a site served under /arena/ links under /arena/, and the
-    # next request under / does not inherit it.
-    assert reads.Links(None)("api-match-detail", 5) == "/api/matches/5/"
+def test_links_follow_the_script_prefix_of_each_request(anonymous, version_factory, play_match) -> None:  # type: ignore[no-untyped-def]
+    # A site served under /arena/ links under /arena/, and the next request under / does not
+    # inherit it (links are made per request).
+    match = play_match([version_factory(), version_factory()], games=1)
     try:
         set_script_prefix("/arena/")
-        assert reads.Links(None)("api-match-detail", 5) == "/arena/api/matches/5/"
+        listed = anonymous.get("/api/matches/").json()["results"][0]
+        assert listed["url"] == f"http://testserver/arena/api/matches/{match.pk}/"
     finally:
         set_script_prefix("/")
-    assert reads.Links(None)("api-match-detail", 5) == "/api/matches/5/"
+    assert anonymous.get("/api/matches/").json()["results"][0]["url"] == f"http://testserver/api/matches/{match.pk}/"
+    game = anonymous.get(f"/api/matches/{match.pk}/").json()["game_logs"][0]
+    assert game["replay_url"] == f"http://testserver/api/games/{game['id']}/replay/"
+
+
+def test_a_bot_renamed_in_the_admin_shows_in_the_lists_at_once_with_the_cache_off(  # type: ignore[no-untyped-def]
+    anonymous, version_factory, play_match, settings
+) -> None:
+    # With the cache on, a process keeps the names for API_RESPONSE_CACHE_SECONDS (names.py).
+    settings.API_RESPONSE_CACHE_SECONDS = 0
+    renamed = version_factory(bot__name="first-name")
+    match = play_match([renamed, version_factory()], games=1)
+
+    def labels() -> list[str]:
+        listed = anonymous.get("/api/matches/").json()["results"][0]
+        detail = anonymous.get(f"/api/matches/{match.pk}/").json()
+        assert [e["label"] for e in detail["entrants"]] == [e["label"] for e in listed["entrants"]]
+        return [e["label"] for e in listed["entrants"]]
+
+    assert labels()[0] == f"first-name@v{renamed.number}"
+    Bot.objects.filter(pk=renamed.bot_id).update(name="second-name")
+    assert labels()[0] == f"second-name@v{renamed.number}"
