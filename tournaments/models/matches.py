@@ -39,7 +39,8 @@ class _IdAmong(models.Func):
     output_field = models.BooleanField()
 
     def __init__(self, match_id: models.F, entrants: models.QuerySet[MatchEntrant]) -> None:
-        super().__init__(match_id, models.Subquery(entrants.values("match_id")))
+        # No order: the entrants' Meta ordering would join the matches and read the entrants' rows.
+        super().__init__(match_id, models.Subquery(entrants.order_by().values("match_id")))
 
     def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
         match_id, entrants = (compiler.compile(expression) for expression in self.get_source_expressions())
