@@ -200,6 +200,7 @@ def test_a_cursor_whose_position_is_not_a_number_is_an_invalid_cursor(anonymous,
     assert response.json()["error"]["message"] == "Invalid cursor"
 
 
+@pytest.mark.django_db(transaction=True)  # names read inside a transaction are not kept
 def test_a_page_of_the_list_is_one_query_once_its_names_are_known(league, anonymous, settings) -> None:  # type: ignore[no-untyped-def]
     def queries(query: str) -> list[str]:
         with CaptureQueriesContext(connection) as captured:

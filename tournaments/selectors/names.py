@@ -4,7 +4,8 @@ name, each read from the database at most once per API_RESPONSE_CACHE_SECONDS in
 A version's number and bot never change, and a name changes only when a bot or a user is renamed
 in the admin; without this, every list would ask for the same few hundred names on every request
 (a third of a match list's CPU). A rename shows within API_RESPONSE_CACHE_SECONDS, the bound
-every cached response has already (0: names are read afresh every time).
+every cached response has already (0: names are read afresh every time). A web request reads
+outside a transaction; a name read inside one is not kept.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Generic, NamedTuple, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from bots.models import BotVersion, version_label
 
@@ -41,7 +43,9 @@ class _Names(Generic[T]):
 
     def __call__(self, ids: Iterable[int]) -> dict[int, T]:
         seconds = settings.API_RESPONSE_CACHE_SECONDS
-        if not seconds:
+        # Inside a transaction a row may not be committed, and its id may come back after a
+        # rollback (SQLite gives it again): only names read outside one are kept.
+        if not seconds or connection.in_atomic_block:
             wanted = set(ids)
             return self.read(wanted) if wanted else {}
         now = time.monotonic()
