@@ -22,6 +22,7 @@ from ..permissions import may_manage
 from .common import RowListSerializer, RowWriter, absolute, picked, viewer
 
 
+# The sources below type the schema's fields; the values are the selectors' rows, picked.
 class EntrantSerializer(serializers.ModelSerializer):
     version = serializers.IntegerField(source="version_id", read_only=True)
     label = serializers.CharField(source="version.label", read_only=True)
