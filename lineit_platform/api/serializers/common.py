@@ -51,7 +51,6 @@ class RowListSerializer(serializers.ListSerializer):
 # RowListSerializer, so a page is built at once. (No docstring: a serializer's docstring, which
 # this would be, is the schema's description of its component.)
 class RowWriter:
-
     def build(self, rows: list[Any]) -> list[Any]:
         return rows
 

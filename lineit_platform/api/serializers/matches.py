@@ -41,7 +41,6 @@ ENTRANT_FIELDS = EntrantSerializer.Meta.fields
 # A row of selectors.match_list (match_rows builds a page). Docstrings of these serializers are
 # the schema's descriptions: their notes are comments.
 class MatchSerializer(RowWriter, serializers.ModelSerializer):
-
     requested_by = serializers.CharField(read_only=True, allow_null=True)
     entrants = EntrantSerializer(many=True, read_only=True)
     url = serializers.URLField(read_only=True)
@@ -119,7 +118,6 @@ def reads_text_of(serializer: serializers.Field) -> Any:
 
 # A row of selectors.game_list (game_rows builds a page), or a match detail's game.
 class GameSerializer(RowWriter, serializers.ModelSerializer):
-
     seats = serializers.ListField(child=serializers.IntegerField(), help_text="Entrant index in each seat.")
     scores = serializers.ListField(child=serializers.IntegerField(), help_text="Score of each seat.")
     ranks = serializers.ListField(child=serializers.IntegerField(), help_text="Rank of each seat (1 is first).")
@@ -172,7 +170,6 @@ class GameSerializer(RowWriter, serializers.ModelSerializer):
 
 # A match detail as selectors.match_detail builds it.
 class MatchDetailSerializer(MatchSerializer):
-
     game_logs = GameSerializer(many=True, read_only=True)
     limits = serializers.DictField(read_only=True)
 

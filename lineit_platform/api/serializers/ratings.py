@@ -19,7 +19,6 @@ from .common import RowListSerializer, RowWriter, absolute, picked
 # A rating of selectors.leaderboard, ranked from the context's ``first_rank`` (1 unless given):
 # leaderboard_rows builds a page. (A docstring here would be the schema's description.)
 class LeaderboardEntrySerializer(RowWriter, serializers.ModelSerializer):
-
     rank = serializers.SerializerMethodField(help_text="Position in this (filtered) leaderboard, from 1.")
     version = serializers.IntegerField(source="version_id", read_only=True)
     label = serializers.CharField(source="version.label", read_only=True)
