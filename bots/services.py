@@ -23,7 +23,7 @@ from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
-from lineit_platform.queueing import send_after_commit
+from lineit_platform.queueing import resend_lost, send_after_commit
 
 from .models import Bot, BotVersion
 from .runner import sandbox_match_run
@@ -151,15 +151,14 @@ def bot_validations_resend(*, now: datetime | None = None) -> int:
     still validating is played, and only one result is written. Returns how many were sent."""
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.BOT_VALIDATION_RESEND_AFTER_SECONDS)
-    stuck = list(
-        BotVersion.objects.select_for_update(skip_locked=True)
-        .filter(status=BotVersion.Status.VALIDATING, validation_sent_at__lt=before)
-        .values_list("pk", flat=True)
+    stuck = resend_lost(
+        BotVersion.objects.filter(status=BotVersion.Status.VALIDATING),
+        sent_at="validation_sent_at",
+        before=before,
+        now=now,
+        send_one=_queue_validation,
     )
     if stuck:
-        BotVersion.objects.filter(pk__in=stuck).update(validation_sent_at=now)
-        for version_id in stuck:
-            _queue_validation(version_id)
         logger.info("validations sent again: %s", stuck)
     return len(stuck)
 

@@ -3,16 +3,20 @@
 The row is the truth, the message only a wake-up: a broker that cannot take the message (Redis
 down or unreachable) must not turn a committed write into an error for the user. The failure is
 logged and the sweepers send the message again later: ``matches_sweep`` for queued matches and
-validations, ``tournaments_tick`` for tournaments (both on beat's schedule).
+validations (both through ``resend_lost``), ``tournaments_tick`` for tournaments (both on beat's
+schedule).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from celery import Celery
 from django.db import transaction
+from django.db.models import QuerySet
 
 logger = logging.getLogger(__name__)
 
@@ -38,3 +42,21 @@ def send(task: str, *args: Any, what: str, app: Celery | None = None) -> bool:
 def send_after_commit(task: str, *args: Any, what: str, app: Celery | None = None) -> None:
     """send() once the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: send(task, *args, what=what, app=app))
+
+
+def resend_lost(
+    rows: QuerySet[Any], *, sent_at: str, before: datetime, now: datetime, send_one: Callable[[int], None]
+) -> list[int]:
+    """Send again the message of each of ``rows`` whose ``sent_at`` is older than ``before`` (it
+    was lost: the broker was down when it was sent, or a worker dropped it): ``sent_at`` becomes
+    ``now`` and ``send_one`` is called with each row's pk (it sends after commit). Rows another
+    transaction holds locked are passed over (it is handling them). Returns the pks, in the
+    order read. Call it inside a transaction (the rows stay locked until it ends)."""
+    lost = list(
+        rows.select_for_update(skip_locked=True).filter(**{f"{sent_at}__lt": before}).values_list("pk", flat=True)
+    )
+    if lost:
+        rows.model.objects.filter(pk__in=lost).update(**{sent_at: now})
+        for pk in lost:
+            send_one(pk)
+    return lost

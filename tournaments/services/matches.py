@@ -24,7 +24,7 @@ from lineit.botkit.schedule import MatchSpec, longest_seconds
 from lineit.botkit.untrusted import storable_text
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
-from lineit_platform.queueing import send_after_commit
+from lineit_platform.queueing import resend_lost, send_after_commit
 
 from ..models import Game, GameFailure, Match, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
@@ -378,16 +378,14 @@ def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
             _queue(match.pk)
             counts["requeued"] += 1
     resend_before = now - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS)
-    lost = list(
-        Match.objects.select_for_update(skip_locked=True)
-        .filter(status=Match.Status.QUEUED, queued_at__lt=resend_before)
-        .values_list("pk", flat=True)
+    lost = resend_lost(
+        Match.objects.filter(status=Match.Status.QUEUED),
+        sent_at="queued_at",
+        before=resend_before,
+        now=now,
+        send_one=_queue,
     )
-    if lost:
-        Match.objects.filter(pk__in=lost).update(queued_at=now)
-        for match_id in lost:
-            _queue(match_id)
-        counts["resent"] = len(lost)
+    counts["resent"] = len(lost)
     counts["validations_resent"] = bot_validations_resend(now=now)
     if counts["failed"]:
         ratings_apply_pending()
