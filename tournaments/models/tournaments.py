@@ -4,6 +4,7 @@ them), a tournament's whole state, and its entries."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -45,6 +46,19 @@ class TournamentSettings(models.Model):
 
     class Meta:
         abstract = True
+
+    def play_settings(self) -> dict[str, Any]:
+        """What it plays, as ``tournament_settings_check`` and ``tournament_create`` take it: every
+        setting but the name, whether it is ranked, who enters and how many."""
+        return {
+            "format": self.format,
+            "table_size": self.table_size,
+            "options": self.options,
+            "games_per_pairing": self.games_per_pairing,
+            "duplicate_deals": self.duplicate_deals,
+            "ruleset": self.ruleset,
+            "limits": self.limits,
+        }
 
 
 # What a tournament and a recurring tournament share, in declaration order: the forms, the

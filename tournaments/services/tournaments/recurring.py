@@ -38,15 +38,7 @@ def recurring_tournament_check(recurring: RecurringTournament) -> None:
         raise ApplicationError("the sign-up window must be from zero to the interval")
     if timezone.is_naive(recurring.next_run_at):
         raise ApplicationError("next_run_at needs a time zone (times are kept in UTC)")
-    tournament_settings_check(
-        format=recurring.format,
-        table_size=recurring.table_size,
-        options=recurring.options,
-        games_per_pairing=recurring.games_per_pairing,
-        duplicate_deals=recurring.duplicate_deals,
-        ruleset=recurring.ruleset,
-        limits=recurring.limits,
-    )
+    tournament_settings_check(**recurring.play_settings())
 
 
 @transaction.atomic
@@ -81,14 +73,8 @@ def recurring_tournament_run(*, recurring_id: int, now: datetime | None = None) 
     try:
         return tournament_create(
             name=f"{recurring.name} {occurrence:%Y-%m-%d %H:%M}",
-            format=recurring.format,
             starts_at=starts_at,
-            table_size=recurring.table_size,
-            options=recurring.options,
-            games_per_pairing=recurring.games_per_pairing,
-            duplicate_deals=recurring.duplicate_deals,
-            ruleset=recurring.ruleset,
-            limits=recurring.limits,
+            **recurring.play_settings(),
             ranked=recurring.ranked,
             participation=recurring.participation,
             signup_deadline=starts_at if open_sign_up else None,
