@@ -70,6 +70,13 @@ def match_deadline(now: datetime) -> datetime:
 
 
 @transaction.atomic
+def ranked_while_active(ranked: bool, versions: Iterable[BotVersion]) -> bool:
+    """Whether a match of ``ranked`` settings (a tournament's, a failed match's) is ranked when it
+    is scheduled: only while every version in it is still active. One retired since still plays,
+    unranked (match_schedule refuses a retired version in a ranked match)."""
+    return ranked and all(version.status == BotVersion.Status.ACTIVE for version in versions)
+
+
 def match_schedule(
     *,
     versions: Sequence[BotVersion],
@@ -344,7 +351,7 @@ def match_requeue(*, match: Match) -> Match:
             seed=match.seed,
             duplicate_deals=match.duplicate_deals,
             rotate_seats=match.rotate_seats,
-            ranked=match.ranked and all(v.status == BotVersion.Status.ACTIVE for v in versions),
+            ranked=ranked_while_active(match.ranked, versions),
             limits=match.limits,
             requested_by=match.requested_by,
             origin=match.origin,

@@ -21,7 +21,7 @@ from lineit.engine import RULES_VERSION
 from lineit_platform.errors import Conflict
 
 from ...models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
-from ..matches import match_cancel, match_schedule
+from ..matches import match_cancel, match_schedule, ranked_while_active
 from .creation import tournament_options
 from .recurring import recurring_tournament_run
 
@@ -126,8 +126,7 @@ def _play(tournament: Tournament, state: formats.TournamentState, now: datetime)
             ruleset=tournament.ruleset,
             seed=pairing.match_seed,
             duplicate_deals=tournament.duplicate_deals,
-            # A version retired during the tournament still plays, unranked.
-            ranked=tournament.ranked and all(v.status == BotVersion.Status.ACTIVE for v in seated),
+            ranked=ranked_while_active(tournament.ranked, seated),  # one retired during it plays, unranked
             limits=tournament.limits,
             requested_by=tournament.created_by,
             origin=Match.Origin.TOURNAMENT,
