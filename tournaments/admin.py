@@ -138,18 +138,7 @@ class GameAdmin(admin.ModelAdmin):
     list_display = ("__str__", "deal", "scores", "ranks", "forfeits", "replay")
     list_filter = ("match__ruleset", "match__num_players")
     search_fields = ("=match__id",)
-    readonly_fields = (
-        "match",
-        "index",
-        "deal",
-        "deck_seed",
-        "seats",
-        "scores",
-        "ranks",
-        "forfeits",
-        "timings",
-        "replay",
-    )
+    readonly_fields = tuple(field.name for field in Game._meta.fields if field.name != "id")  # the replay: a link
     exclude = ("replay",)
 
     @admin.display(description="replay")

@@ -55,7 +55,8 @@ MATCH_COLUMNS = (
     "requested_by_id",
 )
 DETAIL_COLUMNS = ("attempts", "sandbox_tier", "limits")
-GAME_COLUMNS = ("id", "match_id", "index", "deal", "deck_seed", "seats", "scores", "ranks", "forfeits", "timings")
+# What a list shows of each game (the match by its id; never the replay), the API's first fields.
+GAME_COLUMNS = ("id", "match", "index", "deal", "deck_seed", "seats", "scores", "ranks", "forfeits", "timings")
 
 
 # --- Lists of matches -------------------------------------------------------------------------
@@ -159,7 +160,6 @@ def _games(
         )
     rows = []
     for row in games:
-        row["match"] = row.pop("match_id")
         row["failures"] = by_game.get(row["id"], [])
         rows.append(row)
     return rows, owners

@@ -15,7 +15,7 @@ from rest_framework import serializers
 
 from lineit.engine import RULESETS, STANDARD
 from tournaments.models import Game, GameFailure, Match, MatchEntrant
-from tournaments.selectors.matches import Row, game_rows, match_rows
+from tournaments.selectors.matches import GAME_COLUMNS, Row, game_rows, match_rows
 
 from ..filters import MAX_ID
 from ..permissions import may_manage
@@ -130,21 +130,7 @@ class GameSerializer(RowWriter, serializers.ModelSerializer):
     class Meta:
         model = Game
         list_serializer_class = RowListSerializer
-        fields = [
-            "id",
-            "match",
-            "index",
-            "deal",
-            "deck_seed",
-            "seats",
-            "scores",
-            "ranks",
-            "forfeits",
-            "timings",
-            "failures",
-            "replay_url",
-            "verification_url",
-        ]
+        fields = [*GAME_COLUMNS, "failures", "replay_url", "verification_url"]
         read_only_fields = fields
 
     def build(self, rows: list[Row]) -> list[Row]:
