@@ -51,7 +51,7 @@ class LeaderboardEntrySerializer(RowWriter, serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    def build(self, ratings: list[Rating]) -> list[Row]:
+    def build(self, ratings: list[Row]) -> list[Row]:
         return leaderboard_rows(ratings, first_rank=self.context.get("first_rank", 1))
 
     def write(self, row: Row) -> dict[str, Any]:
