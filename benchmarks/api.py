@@ -228,6 +228,11 @@ def _copy_matches(
     ) as copy:
         for game, match, version in failures:
             copy.write_row((game, match, version, 0, "timeout", "no answer in 5.0 s", 12, "Traceback: stderr tail"))
+    # Each match's count of its failures, as match_record_result writes it with them.
+    cursor.execute(
+        "UPDATE tournaments_match SET failure_count = counted.n FROM (SELECT match_id, count(*) AS n"
+        " FROM tournaments_gamefailure GROUP BY match_id) AS counted WHERE tournaments_match.id = counted.match_id"
+    )
 
 
 def free_port() -> int:

@@ -22,7 +22,15 @@ MAX_QUERIES = 8  # token, page, count or cursor, prefetches: never per row
 def finished_matches(count: int, versions: list[BotVersion], games: int = 1) -> list[Match]:
     """Rows as the services write them, created in bulk (the endpoints only read them)."""
     matches = Match.objects.bulk_create(
-        Match(ruleset="standard", rules_version="1.0", num_players=2, games=games, seed=n, status="finished")
+        Match(
+            ruleset="standard",
+            rules_version="1.0",
+            num_players=2,
+            games=games,
+            seed=n,
+            status="finished",
+            failure_count=games,  # one failure in each game, below
+        )
         for n in range(count)
     )
     MatchEntrant.objects.bulk_create(

@@ -98,6 +98,9 @@ class Match(models.Model):
     # (match_schedule, match_record_result: services/matches.py); the MatchEntrant rows stay the
     # record and what filters by version or bot read.
     entrant_summary = models.JSONField(default=list, blank=True)
+    # How many failures its games recorded (GameFailure rows): written with them, once, by
+    # match_record_result; a match's detail reads the failures only when there are some.
+    failure_count = models.PositiveIntegerField(default=0, db_default=0)
 
     created_at = models.DateTimeField(auto_now_add=True)
     queued_at = models.DateTimeField(null=True, blank=True)

@@ -54,7 +54,7 @@ MATCH_COLUMNS = (
     "entrant_summary",
     "requested_by_id",
 )
-DETAIL_COLUMNS = ("attempts", "sandbox_tier", "limits")
+DETAIL_COLUMNS = ("attempts", "sandbox_tier", "limits", "failure_count")
 # What a list shows of each game (the match by its id; never the replay), the API's first fields.
 GAME_COLUMNS = ("id", "match", "index", "deal", "deck_seed", "seats", "scores", "ranks", "forfeits", "timings")
 
@@ -62,11 +62,20 @@ GAME_COLUMNS = ("id", "match", "index", "deal", "deck_seed", "seats", "scores", 
 # --- Lists of matches -------------------------------------------------------------------------
 
 
-def match_list(matches: QuerySet[Match] | None = None, *, detail: bool = False) -> QuerySet[Match]:
-    """These matches (all by default) as rows of the columns a list shows (a detail's too, with
-    ``detail``), for filtering and paging; match_rows builds them."""
-    matches = Match.objects.all() if matches is None else matches
-    return matches.values(*MATCH_COLUMNS, *(DETAIL_COLUMNS if detail else ()))
+# The reads' querysets are made once: a values() query resolves its columns when it is made (a
+# third of a one-row read's CPU). Every read filters a clone of one (filter() and order_by()
+# copy it); none is evaluated itself, so none keeps rows. Unordered: each read says its order.
+_MATCH_ROWS = Match.objects.order_by().values(*MATCH_COLUMNS)
+_MATCH_DETAIL_ROWS = Match.objects.order_by().values(*MATCH_COLUMNS, *DETAIL_COLUMNS)
+_GAME_ROWS = Game.objects.order_by().values(*GAME_COLUMNS)
+_FAILURE_COLUMNS = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail")
+_FAILURE_ROWS = GameFailure.objects.order_by().values_list(*_FAILURE_COLUMNS, "version__bot__owner_id")
+
+
+def match_list() -> QuerySet[Match]:
+    """Matches as rows of the columns a list shows, unordered, for filtering, ordering and
+    paging (the API's cursor: newest first); match_rows builds them."""
+    return _MATCH_ROWS.all()
 
 
 def match_rows(matches: Iterable[Row]) -> list[Row]:
@@ -91,12 +100,12 @@ def _entrant(summary: Row, labels: dict[int, Label]) -> Row:
 
 def recent_matches(*, limit: int, bot: Bot | None = None, requested_by: Any = None) -> list[Row]:
     """The newest matches (of a bot, or requested by a user), as match_rows builds them."""
-    matches = Match.objects.all()
+    matches = match_list()
     if bot is not None:
         matches = matches.played_by_bot(bot.pk)
     if requested_by is not None:
         matches = matches.filter(requested_by=requested_by)
-    return match_rows(match_list(matches).order_by("-id")[:limit])
+    return match_rows(matches.order_by("-id")[:limit])
 
 
 # --- One match, its games and their failures -------------------------------------------------
@@ -109,43 +118,40 @@ class MatchDetail:
 
 
 def match_detail(pk: int, *, reads_text_of: ReadsTextOf) -> MatchDetail | None:
-    """One match with its entrants, games and failures; None if there is no such match. Three
-    queries: the match, its games, their failures."""
-    found = list(match_list(Match.objects.filter(pk=pk).order_by(), detail=True))
+    """One match with its entrants, games and failures; None if there is no such match. Two
+    queries, the match and its games, and a third for their failures if it has some."""
+    found = list(_MATCH_DETAIL_ROWS.filter(pk=pk)[:1])
     if not found:
         return None
     (match,) = match_rows(found)
-    games = Game.objects.filter(match_id=pk).order_by("index").values(*GAME_COLUMNS)
-    match["game_logs"], owners = _games(games, GameFailure.objects.filter(match_id=pk), reads_text_of)
+    games = _GAME_ROWS.filter(match_id=pk).order_by("index")
+    failures = _FAILURE_ROWS.filter(match_id=pk) if match["failure_count"] else _FAILURE_ROWS.none()
+    match["game_logs"], owners = _games(games, failures, reads_text_of)
     return MatchDetail(match=match, failing_owners=frozenset(owners))
 
 
 def game_list() -> QuerySet[Game]:
     """Games as rows of the columns a list shows (never their replays), for filtering and
     paging; game_rows builds them."""
-    return Game.objects.values(*GAME_COLUMNS)
+    return _GAME_ROWS.all()
 
 
 def game_rows(games: Iterable[Row], *, reads_text_of: ReadsTextOf) -> list[Row]:
     """Rows of game_list as the API shows them, each with its failures (``failures``: seat,
     version, kind, message, decision, stderr_tail) and its match (``match``). One query."""
     rows = list(games)
-    failures = (
-        GameFailure.objects.filter(game_id__in=[row["id"] for row in rows]) if rows else GameFailure.objects.none()
-    )
+    failures = _FAILURE_ROWS.filter(game_id__in=[row["id"] for row in rows]) if rows else _FAILURE_ROWS.none()
     return _games(rows, failures, reads_text_of)[0]
 
 
 def _games(
     games: Iterable[Row], failures: QuerySet[GameFailure], reads_text_of: ReadsTextOf
 ) -> tuple[list[Row], set[int]]:
-    """The games with their failures, and the owners of the versions that failed."""
+    """The games with their failures (rows of _FAILURE_ROWS), and the owners of the versions
+    that failed."""
     by_game: dict[int, list[Row]] = defaultdict(list)
     owners: set[int] = set()
-    shown = ("game_id", "seat", "version_id", "kind", "message", "decision", "stderr_tail", "version__bot__owner_id")
-    for game, seat, version, kind, message, decision, stderr_tail, owner in failures.order_by(
-        "game_id", "seat", "id"
-    ).values_list(*shown):
+    for game, seat, version, kind, message, decision, stderr_tail, owner in failures.order_by("game_id", "seat", "id"):
         owners.add(owner)
         reads = reads_text_of(owner)
         by_game[game].append(

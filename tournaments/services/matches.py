@@ -258,7 +258,10 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
     match.sandbox_tier = result.tier[:32]
     match.games_played = len(result.games)
     match.entrant_summary = entrant_summary(entrants.values())
-    match.save(update_fields=["status", "finished_at", "sandbox_tier", "games_played", "entrant_summary"])
+    match.failure_count = sum(len(record.failures) for record in result.games)
+    match.save(
+        update_fields=["status", "finished_at", "sandbox_tier", "games_played", "entrant_summary", "failure_count"]
+    )
     ratings_apply_pending()
     _ended(match)
     return True
