@@ -4,17 +4,15 @@ quota's service counts under a lock on the user's row (SELECT ... FOR UPDATE).""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.test import Client, override_settings
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+from simultaneous import at_once
 
 from tournaments.models import Match
 
@@ -22,26 +20,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 LIMIT = 3
 REQUESTS = 10
-
-
-def at_once(requests: list[Callable[[], int]]) -> list[int]:
-    """Run every request in its own thread (its own database connection), released together."""
-    start = threading.Barrier(len(requests))
-    statuses: list[int] = []
-
-    def run(request: Callable[[], int]) -> None:
-        try:
-            start.wait()
-            statuses.append(request())
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(request,)) for request in requests]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return statuses
 
 
 @override_settings(API_MATCH_QUOTA_PENDING=LIMIT)

@@ -6,44 +6,23 @@ IntegrityError). Bot names are unique in any case, whichever face asks."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+from simultaneous import at_once
 
 from bots.models import Bot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 AT_ONCE = 8
-
-
-def at_once(requests: list[Callable[[], Any]]) -> list[Any]:
-    """Run every request in its own thread (its own database connection), released together."""
-    start = threading.Barrier(len(requests))
-    answers: list[Any] = []
-
-    def run(request: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            answers.append(request())
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(request,)) for request in requests]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return answers
 
 
 def page_as(user: Any) -> Callable[[], Client]:
