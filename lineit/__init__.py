@@ -12,3 +12,5 @@
 docs/architecture.md draws how the parts, and the Django platform built on them, depend on each
 other.
 """
+
+__version__ = "0.2.0"  # the kit's and the platform's version: both pyproject files read it

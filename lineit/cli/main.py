@@ -61,16 +61,69 @@ class Parser(argparse.ArgumentParser):
         return parsed
 
 
-def build_parser() -> Parser:
-    # The commands are imported here, not at the top: importing them (the engine, the formats and
-    # their libraries) is most of lineit's start-up, and a Ctrl-C during it must find the signal
-    # handlers of main() in place, not print a traceback.
-    from . import doctor, match, rules, show, sprt, tournament, verify
+# The commands, in the order --help lists them, each with the one line --help gives it (the same
+# line as its module's own parser: tests/cli/test_cli_startup.py checks). Only the module of the
+# command given is imported: the others' imports (the engine, the formats, the sandbox) are most
+# of lineit's start-up, and `lineit --help`, `lineit --version` or `lineit show` need none of them.
+COMMANDS: dict[str, str] = {
+    "match": "play a match between 2 to 5 bots",
+    "tournament": "play a tournament between bots (round robin, Swiss, elimination)",
+    "sprt": "test whether a new bot is stronger than an old one, in as few games as needed",
+    "show": "show a replay turn by turn",
+    "verify": "verify replay files",
+    "doctor": "check which sandbox tier can run bots here",
+    "rules": "print the rules version and the rulesets",
+}
 
+
+def version_line() -> str:
+    """``lineit --version``: the kit's version, the rules version its engine plays, and whether the
+    engine runs compiled. Reads the engine's two small modules, not the engine."""
+    from lineit import __version__
+    from lineit.engine._implementation import IMPLEMENTATION
+    from lineit.engine.rules import RULES_VERSION
+
+    return f"lineit {__version__} (rules {RULES_VERSION}, engine {IMPLEMENTATION})"
+
+
+class VersionAction(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(version_line())
+        parser.exit()
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named on the command line: its first word that is not an option (the top
+    parser's options take no value)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None, *, every_command: bool = False) -> Parser:
+    """The parser, with the full parser of the command argv names (or of all commands, when
+    ``every_command``) and a one-line entry for each of the others. The commands are imported
+    here, not at the top, so that a Ctrl-C during their import finds the signal handlers of
+    main() in place rather than printing a traceback."""
+    import importlib
+
+    chosen = chosen_command(sys.argv[1:] if argv is None else argv)
     parser = Parser(prog="lineit", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--version", action=VersionAction, help="print the version of lineit and of its rules, and exit"
+    )
     commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for module in (match, tournament, sprt, show, verify, doctor, rules):
-        module.add_parser(commands)
+    for name, summary in COMMANDS.items():
+        if every_command or name == chosen:
+            importlib.import_module(f"{__package__}.{name}").add_parser(commands)
+        else:
+            commands.add_parser(name, help=summary)
     parser.commands = commands.choices
     return parser
 
@@ -126,12 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     signals = StopSignals()
     signals.install()
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         if args.command is None:
-            raise UsageError(
-                "choose a command: match, tournament, sprt, show, verify, doctor or rules (see 'lineit --help')"
-            )
+            *others, last = COMMANDS
+            raise UsageError(f"choose a command: {', '.join(others)} or {last} (see 'lineit --help')")
         status: int = args.handler(args)
         return status
     except CommandError as error:

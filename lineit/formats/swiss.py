@@ -41,8 +41,6 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import cast
 
-import networkx as nx
-
 from .model import EntrantId
 from .seating import SeatBook
 
@@ -124,6 +122,8 @@ def _min_cost_perfect_matching(
         scale[index] = scale[index + 1] * (largest * pairs_in_matching + 1)
     total = {edge: sum(entry * weight for entry, weight in zip(cost, scale)) for edge, cost in costs.items()}
     top = max(total.values()) + 1
+    import networkx as nx  # here, not at the top: importing it is a third of a second of every lineit start
+
     graph = nx.Graph()
     graph.add_nodes_from(nodes)
     for (first, second), value in total.items():
@@ -248,6 +248,8 @@ def seat_first_tables(
     of seat ``first_seat`` one per table in standings order, and join the next seats' entrants
     (cyclically) to the tables by a least-cost assignment (rematches, then the points spread)."""
     count = len(order) // table_size
+    import networkx as nx
+
     flows = nx.DiGraph()
     for entrant in order:
         counts = [seats.count(entrant, seat) for seat in range(table_size)]
