@@ -1,8 +1,10 @@
 """The results table of a match: per entrant, mean score and win rate with 95% intervals.
 
 Games played on the same deal (duplicate deals) are not independent, so each deal group is
-one observation: an entrant's mean score and win share over the group. Intervals are
-mean +- t * sd / sqrt(groups), with Student's t for the number of groups (stats/intervals.py).
+one observation: an entrant's mean score and win share over the group. The mean score's
+interval is mean +- t * sd / sqrt(groups), with Student's t for the number of groups; the win
+rate's is Wilson's [low, high] over the games the groups are worth as independent ones
+(stats/intervals.py: grouped_rate), so it never leaves [0, 1].
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from lineit.stats.intervals import mean_interval
+from lineit.stats.intervals import grouped_rate, mean_interval
 
 from .referee import MatchResult
 
@@ -23,12 +25,14 @@ class EntrantSummary:
     mean_score: float
     score_interval: float
     win_rate: float  # a shared win among k players counts 1/k
-    win_interval: float
+    win_interval: float  # the larger distance from win_rate to win_low or win_high
     mean_rank: float
     failures: int
     forfeits: int
     mean_move_ms: float
     max_move_ms: float
+    win_low: float = 0.0  # the win rate's 95% Wilson interval
+    win_high: float = 1.0
 
 
 def summarize(result: MatchResult) -> list[EntrantSummary]:
@@ -57,7 +61,7 @@ def summarize(result: MatchResult) -> list[EntrantSummary]:
     rows = []
     for entrant, name in enumerate(result.names):
         score_mean, score_half = mean_interval([sum(v) / len(v) for v in scores[entrant].values()])
-        win_mean, win_half = mean_interval([sum(v) / len(v) for v in wins[entrant].values()])
+        win_rate, win_low, win_high = grouped_rate(list(wins[entrant].values()))
         played = len(ranks[entrant])
         rows.append(
             EntrantSummary(
@@ -66,13 +70,15 @@ def summarize(result: MatchResult) -> list[EntrantSummary]:
                 games=played,
                 mean_score=score_mean,
                 score_interval=score_half,
-                win_rate=win_mean,
-                win_interval=win_half,
+                win_rate=win_rate,
+                win_interval=max(win_rate - win_low, win_high - win_rate),
                 mean_rank=sum(ranks[entrant]) / played if played else 0.0,
                 failures=failures[entrant],
                 forfeits=forfeits[entrant],
                 mean_move_ms=1000 * think[entrant] / decisions[entrant] if decisions[entrant] else 0.0,
                 max_move_ms=1000 * slowest[entrant],
+                win_low=win_low,
+                win_high=win_high,
             )
         )
     return rows

@@ -18,15 +18,25 @@ from lineit.engine import RULES_VERSION
 
 KIT_DIR = str(Path(lineit.__file__).resolve().parent)
 SUMMARY_FORMAT = "lineit-match-summary"
-SUMMARY_FORMAT_VERSION = 1
+SUMMARY_FORMAT_VERSION = 2  # 2: win_interval is the Wilson [low, high], not a half-width
 STDERR_TAIL_LINES = 15
 TAIL_PREFIX = "      | "
 
 
-def plus_minus(mean: float, half: float, *, percent: bool = False) -> str:
-    scale, unit = (100.0, "%") if percent else (1.0, "")
-    spread = "n/a" if math.isinf(half) else f"{half * scale:.1f}{unit}"
-    return f"{mean * scale:.1f}{unit} ± {spread}"
+def plus_minus(mean: float, half: float) -> str:
+    """A mean score and its t interval's half-width: ``12.3 ± 1.4``; ``± n/a`` when the sample
+    cannot estimate its spread (one deal group, or no spread at all)."""
+    spread = "n/a" if math.isinf(half) or math.isnan(half) else f"{half:.1f}"
+    return f"{mean:.1f} ± {spread}"
+
+
+def rate_range(rate: float, low: float, high: float) -> str:
+    """A win rate and its Wilson interval, which is not symmetric: ``25.0% [4.6%, 69.9%]``.
+
+    Rounded outwards, so the shown range always holds the true interval and the rate."""
+    low_text = math.floor(low * 1000 + 1e-9) / 10
+    high_text = math.ceil(high * 1000 - 1e-9) / 10
+    return f"{100 * rate:.1f}% [{low_text:.1f}%, {high_text:.1f}%]"
 
 
 def milliseconds(value: float) -> str:
@@ -73,7 +83,7 @@ def summary_rows(summaries: Iterable[EntrantSummary]) -> list[list[str]]:
                 safe_text(row.name),
                 str(row.games),
                 plus_minus(row.mean_score, row.score_interval),
-                plus_minus(row.win_rate, row.win_interval, percent=True),
+                rate_range(row.win_rate, row.win_low, row.win_high),
                 f"{row.mean_rank:.2f}",
                 str(row.failures),
                 f"{milliseconds(row.mean_move_ms)} / {milliseconds(row.max_move_ms)}",
@@ -203,7 +213,7 @@ def json_summary(result: MatchResult, sources: list[BotSource], replays: Path | 
                 "mean_score": row.mean_score,
                 "score_interval": finite(row.score_interval),
                 "win_rate": row.win_rate,
-                "win_interval": finite(row.win_interval),
+                "win_interval": [row.win_low, row.win_high],
                 "mean_rank": row.mean_rank,
                 "failures": row.failures,
                 "forfeits": row.forfeits,
