@@ -3,10 +3,13 @@ sandbox package supplies isolated ones with the same methods."""
 
 from __future__ import annotations
 
+import copy
 import tempfile
 import traceback
 from pathlib import Path
 from typing import Any, Protocol
+
+from lineit.engine.observation import private_copy
 
 from .failures import EXCEPTION, EXITED, LOAD, MEMORY, BotFailure
 from .interface import BotLoadError, Policy, load_policy
@@ -41,7 +44,12 @@ def last_traceback_line(error: BaseException) -> str:
 
 class InProcessPlayer:
     """Runs a trusted bot inside the calling process: no isolation and no way to interrupt it,
-    but time is still measured and an overrun is classified as a timeout afterwards."""
+    but time is still measured and an overrun is classified as a timeout afterwards.
+
+    The bot gets its own copy of everything it is given (``private_copy`` for an observation,
+    whose parts the engine shares between observations and seats): whatever it changes, now or
+    later through a reference it kept, reaches neither another bot, nor the referee, nor its
+    own next observation, as in the sandbox, where every value crosses a pipe."""
 
     tier = IN_PROCESS_TIER
 
@@ -89,13 +97,13 @@ class InProcessPlayer:
         return self._policy
 
     def start_game(self, info: dict[str, Any], timeout: float) -> None:
-        self._timed(timeout, EXCEPTION, self._require().start_game, info)
+        self._timed(timeout, EXCEPTION, self._require().start_game, copy.deepcopy(info))
 
     def act(self, observation: dict[str, Any], timeout: float) -> Any:
-        return self._timed(timeout, EXCEPTION, self._require().act, observation)
+        return self._timed(timeout, EXCEPTION, self._require().act, private_copy(observation))
 
     def end_game(self, result: dict[str, Any], timeout: float) -> None:
-        self._timed(timeout, EXCEPTION, self._require().end_game, result)
+        self._timed(timeout, EXCEPTION, self._require().end_game, copy.deepcopy(result))
 
     def stderr_tail(self) -> str:
         return ""

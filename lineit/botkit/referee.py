@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lineit.engine import RULES_VERSION, explain_illegal_action, new_game, record_replay
+from lineit.engine.replay import STAND_IN_RANDOM, stand_in_action
 
 from .failures import ILLEGAL_MOVE, PROTOCOL, STARTUP_FAILED, STOPPED, TIME_BUDGET, TIMEOUT, BotFailure, Failure
 from .limits import Clock, Limits
@@ -132,6 +133,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
     seated = [entrants[e] for e in plan.seats]
     names = [entrant.player.name for entrant in seated]
     failed: dict[int, Failure] = {}
+    illegal_actions: list[tuple[int, str]] = []  # (decision, action) of each illegal-move forfeit
     timings = [SeatTiming() for _ in range(n)]
 
     def failure(seat: int, error: BotFailure, decision: int = -1) -> None:
@@ -149,7 +151,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
             "rules_version": RULES_VERSION,
             "game": plan.index,
             "games": spec.games,
-            "players": names,
+            "players": list(names),  # each bot its own: in-process, it may change what it gets
             "limits": limits.to_dict(),
         }
         try:
@@ -182,6 +184,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
                 # and hash would otherwise decide legality and reach the engine
                 action = str.__str__(action)
                 if action not in legal:
+                    illegal_actions.append((decision, action))  # the replay keeps it if it is an action
                     raise BotFailure(ILLEGAL_MOVE, explain_illegal_action(state, action))
             except BotFailure as error:
                 elapsed = time.perf_counter() - started
@@ -196,7 +199,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
             entrant.clock.spend(elapsed)
             timings[seat].add(elapsed)
         if seat in failed:
-            action = legal[stand_in.randrange(len(legal))]
+            action = stand_in_action(stand_in, legal)
         state.apply(action)
         decision += 1
 
@@ -207,12 +210,20 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
         "entrants": list(plan.seats),
         "failures": [found.public_dict() for found in failed.values()],
     }
-    replay = record_replay(state, names, seed=plan.deck_seed, forfeits=forfeits, meta=meta)
+    replay = record_replay(
+        state,
+        names,
+        seed=plan.deck_seed,
+        forfeits=forfeits,
+        meta=meta,
+        stand_in=STAND_IN_RANDOM,
+        illegal_actions=illegal_actions,
+    )
     late: list[Failure] = []
     for seat, entrant in enumerate(seated):
         if seat in failed:
             continue
-        outcome = {"seat": seat, "game": plan.index, "scores": replay["scores"], "ranks": replay["ranks"]}
+        outcome = {"seat": seat, "game": plan.index, "scores": list(replay["scores"]), "ranks": list(replay["ranks"])}
         try:
             entrant.player.end_game(outcome, limits.startup_seconds)
         except BotFailure as error:

@@ -223,3 +223,74 @@ class Observer:
         observation["recent_actions"] = [[who, action] for who, action in history[mark:]] if mark < len(history) else []
         observation["legal_actions"] = state.legal_actions() if seat == state.current_player else []
         return observation
+
+
+# The keys whose values are lists of strings or integers only: a shallow copy is a whole one.
+_FLAT = frozenset(("market", "unseen", "legal_actions"))
+_VIEW_LISTS = ("line", "colour_counts", "hand", "tokens")
+
+
+def private_copy(observation: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``observation`` that shares no dict and no list with it, nor so with any other
+    observation, the state or the observer: what a bot may change as it likes. (An observation
+    shares its unchanged parts with the seat's earlier ones and with other seats'; the sandbox
+    compares them by identity to send only what changed.) Strings, integers and None are
+    immutable and kept. The parts of the documented shape are copied knowing it; any other
+    value is copied whole, whatever it holds."""
+    copied = observation.copy()
+    for key, value in observation.items():
+        kind = type(value)
+        if kind is list:
+            if key in _FLAT:
+                copied[key] = value.copy()
+            elif key == "players":
+                copied[key] = [_copy_view(view) for view in value]
+            elif key == "jackpots" or key == "recent_actions":
+                copied[key] = [item.copy() if type(item) is list else _copy_value(item) for item in value]
+            else:
+                copied[key] = _copy_list(value)
+        elif kind is dict:
+            copied[key] = _copy_dict(value)
+    return copied
+
+
+def _copy_view(view: object) -> object:
+    if type(view) is not dict:
+        return _copy_value(view)
+    copied = view.copy()
+    for key in _VIEW_LISTS:
+        value = copied.get(key)
+        if type(value) is list:
+            copied[key] = value.copy()
+    return copied if len(copied) == 9 else _copy_dict(copied)  # a view holds 9 keys, 4 of them lists
+
+
+def _copy_value(value: object) -> object:
+    kind = type(value)
+    if kind is list:
+        return _copy_list(value)  # type: ignore[arg-type]
+    if kind is dict:
+        return _copy_dict(value)  # type: ignore[arg-type]
+    return value
+
+
+def _copy_dict(mapping: dict[str, Any]) -> dict[str, Any]:
+    copied = mapping.copy()
+    for key, value in mapping.items():
+        kind = type(value)
+        if kind is list:
+            copied[key] = _copy_list(value)
+        elif kind is dict:
+            copied[key] = _copy_dict(value)
+    return copied
+
+
+def _copy_list(items: list[Any]) -> list[Any]:
+    copied = items.copy()
+    for index in range(len(copied)):
+        kind = type(copied[index])
+        if kind is list:
+            copied[index] = _copy_list(copied[index])
+        elif kind is dict:
+            copied[index] = _copy_dict(copied[index])
+    return copied

@@ -246,10 +246,10 @@ def test_what_is_not_a_regular_file_is_refused_without_reading_it(tmp_path):
             assert "not a regular file" in done.stdout + done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("forfeits", [[[0]], [{"seat": 0}]])
-def test_a_field_of_a_type_the_engine_does_not_expect_is_a_malformed_replay(lineit, replay, tmp_path, forfeits):
+@pytest.mark.parametrize("forfeits", [[[0]], [{"seat": 0}], [True], [0.0]])
+def test_a_field_of_a_type_the_engine_does_not_expect_is_refused_by_name(lineit, replay, tmp_path, forfeits):
     mangled = tmp_path / "mangled.json"
     mangled.write_text(json.dumps({**json.loads(replay.read_text()), "forfeits": forfeits}))
 
-    assert_one_line_error(lineit("show", mangled), 1, "mangled.json: malformed replay (TypeError: ")
-    assert lineit("verify", mangled).out.startswith(f"FAIL  {mangled}: malformed replay (TypeError: ")
+    assert_one_line_error(lineit("show", mangled), 1, "mangled.json: does not replay: 'forfeits' must be a list")
+    assert lineit("verify", mangled).out.startswith(f"FAIL  {mangled}: 'forfeits' must be a list of distinct seat")
