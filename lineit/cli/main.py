@@ -72,7 +72,7 @@ COMMANDS: dict[str, str] = {
     "show": "show a replay turn by turn",
     "verify": "verify replay files",
     "doctor": "check which sandbox tier can run bots here",
-    "rules": "print the rules version and the rulesets",
+    "rules": "print the rules of Line-it (--summary: the rules version and the rulesets)",
 }
 
 
