@@ -22,6 +22,7 @@ from lineit.botkit.limits import Limits
 from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
+from lineit.builtin.versions import builtin_version_hash
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from lineit_platform.queueing import resend_lost, send_after_commit
 
@@ -244,9 +245,10 @@ def system_user() -> AbstractBaseUser:
 
 @transaction.atomic
 def builtin_bots_register(*, names: tuple[str, ...] = BUILTIN_NAMES) -> list[BotVersion]:
-    """Register each built-in bot for the system user; a changed file becomes a new version and
-    retires the previous one. Built-ins are trusted code from this repository: they are active
-    at once (the ladder still runs them in the sandbox). Idempotent."""
+    """Register each built-in bot for the system user; a changed file, or a changed built-in
+    module it borrows (lineit.builtin.versions), becomes a new version and retires the previous
+    one. Built-ins are trusted code from this repository: they are active at once (the ladder
+    still runs them in the sandbox). Idempotent."""
     owner = system_user()
     registered = []
     for name in names:
@@ -255,7 +257,7 @@ def builtin_bots_register(*, names: tuple[str, ...] = BUILTIN_NAMES) -> list[Bot
             logger.warning("built-in bot %s is missing (%s)", name, path)
             continue
         content = path.read_bytes()
-        sha256 = hashlib.sha256(content).hexdigest()
+        sha256 = builtin_version_hash(path)  # the file, and the built-in modules it borrows
         bot, _ = Bot.objects.get_or_create(
             name=name, defaults={"owner": owner, "is_builtin": True, "description": f"built-in {name} bot"}
         )

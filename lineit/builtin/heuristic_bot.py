@@ -1,7 +1,8 @@
 """Heuristic: a one-step look-ahead on a hand-made estimate of what a position is worth.
 
-For every legal action the bot works out its own position after it (line, hand, points scored
-right now) and values that position as
+For every legal action the engine plays it on a copy of the position (``determinize``, ``clone``,
+``apply``: the rules are the engine's, never the bot's own) and the bot values its own position
+after it (line, hand, points scored right now) as
 
     points scored now (jackpot, close, bet token)
   + what the line will be worth when closed: number cards now plus the cards it is expected to
@@ -24,10 +25,12 @@ Both rulesets and 2 to 5 players: the bga free order is just more actions to com
 before taking, close then start a new line from the market).
 """
 
+import random
 from bisect import bisect_left, bisect_right
 from math import exp
 
-from lineit.engine import COLOUR_INDEX, Line, bet_value
+from lineit.engine import COLOUR_INDEX, GameState, Line, bet_value, determinize
+from lineit.engine.actions import ACTIONS, PLAY, TAKE
 
 # Hand-set weights: sensible first guesses, checked by the league but not tuned systematically.
 HAND_FIT_VALUE = 0.7  # a hand card that fits the line, while rounds remain
@@ -40,23 +43,20 @@ BET_IN_HAND_VALUE = 0.2
 
 
 class Context:
-    """What the rest of the game looks like from this decision."""
+    """What the rest of the game looks like from one position: the number cards still to come
+    (``pool``, sorted), the jackpots' sizes and the market's size."""
 
-    def __init__(self, observation: dict) -> None:
-        self.num_players = observation["num_players"]
-        self.market_size = self.num_players + 2
-        self.jackpots = [len(pile) for pile in observation["jackpots"]]
-        phase = observation["phase"]
-        turn = observation.get("turn") or {}
-        taken = phase in ("play", "close") or bool(turn.get("took"))
-        self.final = phase == "final"
-        future = [card for card in observation["unseen"] if card <= 100]
-        self.pool = sorted(future)
-        # Rounds with a take still to come once the current action is done.
-        self.rounds_after_take = 0 if self.final else observation["draw_count"] // self.market_size
-        self.rounds_before_take = self.rounds_after_take + (0 if taken or self.final else 1)
+    def __init__(self, pool: list[int], jackpots: list[int], num_players: int) -> None:
+        self.pool = pool
+        self.jackpots = jackpots
+        self.market_size = num_players + 2
         # Cards a player sees on average when choosing: others may have taken before.
-        self.visible = self.market_size - (self.num_players - 1) / 2
+        self.visible = self.market_size - (num_players - 1) / 2
+
+    @classmethod
+    def of_observation(cls, observation: dict) -> "Context":
+        pool = sorted(card for card in observation["unseen"] if card <= 100)
+        return cls(pool, [len(pile) for pile in observation["jackpots"]], observation["num_players"])
 
     def room(self, line: Line) -> int:
         """Unseen number cards that could still go on the line."""
@@ -139,40 +139,35 @@ def position_value(line: Line, hand: list[int], context: Context, rounds: int) -
     return value
 
 
-def evaluate(observation: dict, action: str, context: Context | None = None) -> float:
-    """The value of the bot's own position after ``action``."""
-    context = context or Context(observation)
-    me = observation["players"][observation["seat"]]
-    line = Line.from_cards(me["line"])  # the engine's line: its rules, a copy to try the action on
-    hand = list(me["hand"])
-    gained = 0.0
-    words = action.split()
-    kind = words[0]
-    rounds = context.rounds_before_take
-    if kind == "take":
-        card, where = int(words[1]), words[2]
-        rounds = context.rounds_after_take
-        if where == "hand":
-            hand.append(card)
-        else:
-            if where == "forced-close":
-                gained += line.close_points()
-                line = Line()
-            colour = line.add(card)
-            if colour >= 0:
-                gained += context.jackpots[colour]
-    elif kind == "play":
-        card = int(words[1])
-        hand.remove(card)
-        colour = line.add(card)
-        if colour >= 0:
-            gained += context.jackpots[colour]
-        if context.final and card > 100:
+def action_values(observation: dict, world: GameState | None = None) -> dict[str, float]:
+    """The value of the bot's own position after each legal action.
+
+    The engine plays each action on a copy of ``world`` (the observation's position rebuilt by
+    ``determinize``; the unseen cards' order does not matter here): what it scores now (a
+    jackpot, a close, a bet token) is the seat's score change, and the line and hand it leaves
+    are valued by ``position_value``. Rounds of takes still to come: after this round's take, or
+    with this round's too when the action is not a take and the seat has not taken yet."""
+    seat = observation["seat"]
+    if world is None:
+        world = determinize(observation, random.Random(0))
+    phase = observation["phase"]
+    final = phase == "final"
+    taken = phase in ("play", "close") or bool((observation.get("turn") or {}).get("took"))
+    after_take = 0 if final else observation["rounds"] - observation["round"]
+    before_take = after_take + (0 if taken or final else 1)
+    context = Context.of_observation(observation)
+    score = world.scores()[seat]
+    values = {}
+    for action in observation["legal_actions"]:
+        state = world.clone()
+        state.apply(action)
+        info = ACTIONS[action]  # a legal action: always one of them
+        gained = float(state.scores()[seat] - score)
+        if final and info.kind == PLAY and info.card > 100:
             gained -= 100  # a bet played at the very end can only fail
-    elif kind == "close":
-        gained += line.close_points()
-        line = Line()
-    return gained + position_value(line, hand, context, rounds)
+        rounds = after_take if info.kind == TAKE else before_take
+        values[action] = gained + position_value(state.lines[seat], state.hands[seat], context, rounds)
+    return values
 
 
 def final_play_order(observation: dict) -> str | None:
@@ -204,5 +199,5 @@ class Bot:
             return legal[0]
         if observation["phase"] == "final":
             return final_play_order(observation) or "pass"
-        context = Context(observation)
-        return max(legal, key=lambda action: evaluate(observation, action, context))
+        values = action_values(observation)
+        return max(legal, key=values.__getitem__)  # the first of equal values, in the engine's order

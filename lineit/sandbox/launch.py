@@ -3,13 +3,14 @@
 Two tiers, both with the same seccomp filter and rlimits:
 
 * ``bubblewrap``: new user, pid, net, ipc, uts and cgroup namespaces, no capabilities, an empty
-  read-only root holding /usr, the interpreter, the runtime folder at /lineit and the bot's own
-  folder at /bot, a read-only /dev, no /proc, /tmp, /etc or /home. bwrap dies with its parent and
+  read-only root holding /usr, the interpreter, the runtime folder at /lineit, the allowed
+  third-party packages at /packages and the bot's own folder at /bot, a read-only /dev, no
+  /proc, /tmp, /etc or /home. bwrap dies with its parent and
   takes the pid namespace (everything the bot started) with it.
 * ``landlock``: for machines where user namespaces are blocked. The host confines itself before
   it reports "confined": parent-death signal, capabilities dropped, no_new_privs, a Landlock
-  ruleset that allows reading only the interpreter, /usr, the runtime folder and the bot's folder
-  (no writes anywhere; from ABI 6 no signals or abstract sockets outside), then seccomp.
+  ruleset that allows reading only the interpreter, /usr, the runtime folder, the allowed
+  packages' folders and the bot's folder (no writes anywhere; from ABI 6 no signals or abstract sockets outside), then seccomp.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .protocol import REQUEST_HEAD, SEQUENCE
-from .runtime import StagedBot, interpreter, runtime_folder
+from .runtime import StagedBot, interpreter, package_folders, runtime_folder
 from .seccomp_filter import program
 
 BUBBLEWRAP = "bubblewrap"
@@ -33,9 +34,13 @@ TIERS = (BUBBLEWRAP, LANDLOCK)
 
 SANDBOX_RUNTIME = "/lineit"
 SANDBOX_BOT = "/bot"
+SANDBOX_PACKAGES = "/packages"
 STDERR_CAP_BYTES = 1 << 20
 OPEN_FILES = 64
-BOT_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
+# One thread of numerical work: a bot is frozen off its turn and its match pinned to one CPU,
+# and every thread of OpenBLAS would reserve memory under the bot's limit for nothing.
+THREADS = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+BOT_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2", **THREADS}
 
 
 @dataclass
@@ -91,32 +96,37 @@ def bubblewrap_command(staged: StagedBot, seccomp_fd: int, info_fd: int, host_fd
     for hidden in python.hidden:
         args += ["--ro-bind", str(runtime / "empty"), str(hidden)]
     args += ["--ro-bind", str(runtime), SANDBOX_RUNTIME, "--ro-bind", str(staged.folder), SANDBOX_BOT]
+    for folder in package_folders():
+        args += ["--ro-bind", str(folder), f"{SANDBOX_PACKAGES}/{folder.name}"]
     args += ["--dev", "/dev", "--remount-ro", "/dev", "--chdir", SANDBOX_BOT]
     args += ["--seccomp", str(seccomp_fd), "--info-fd", str(info_fd), "--remount-ro", "/", "--"]
     args += [str(python.executable), "-I", "-S", f"{SANDBOX_RUNTIME}/host.py", *map(str, host_fds)]
     return args
 
 
-def sandbox_paths(tier: str, staged: StagedBot) -> tuple[str, str, str]:
-    """(lib folder, bot folder, bot entry) as the host sees them."""
+def sandbox_paths(tier: str, staged: StagedBot) -> tuple[str, str, str, str]:
+    """(lib folder, packages folder, bot folder, bot entry) as the host sees them."""
     if tier == BUBBLEWRAP:
         relative = staged.entry.relative_to(staged.folder)
         entry = SANDBOX_BOT if relative == Path(".") else f"{SANDBOX_BOT}/{relative}"
-        return f"{SANDBOX_RUNTIME}/lib", SANDBOX_BOT, entry
-    return str(runtime_folder() / "lib"), str(staged.folder), str(staged.entry)
+        return f"{SANDBOX_RUNTIME}/lib", SANDBOX_PACKAGES, SANDBOX_BOT, entry
+    runtime = runtime_folder()
+    return str(runtime / "lib"), str(runtime / "packages"), str(staged.folder), str(staged.entry)
 
 
 def host_config(
     tier: str, staged: StagedBot, memory_mb: int, cpu_seconds: float, *, canary_secret: str = ""
 ) -> dict[str, Any]:
-    lib, folder, entry = sandbox_paths(tier, staged)
+    lib, packages, folder, entry = sandbox_paths(tier, staged)
     python = interpreter()
     read_paths = [str(python.prefix), "/usr", str(runtime_folder()), str(staged.folder)]
+    read_paths += [str(path) for path in package_folders()]
     read_paths += [str(Path("/") / name) for name in ("lib", "lib64") if (Path("/") / name).is_dir()]
     return {
         "tier": tier,
         "parent": os.getpid(),
         "lib": lib,
+        "packages": packages if package_folders() else "",
         "bot_folder": folder,
         "bot_entry": entry,
         "rlimits": rlimits(memory_mb, cpu_seconds),

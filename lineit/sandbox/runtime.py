@@ -1,9 +1,14 @@
 """What a sandbox is made of on disk: the interpreter, the read-only runtime folder (bot host,
-bot interface, engine) and the bot's own private folder.
+bot interface, engine, built-in bots), the allowed third-party packages and the bot's own
+private folder.
 
 The runtime folder is a private copy, compiled once per process, so the sandbox never binds the
-platform's source tree: a bot can import ``lineit.engine`` and
-``lineit.botkit.interface`` and nothing else of the platform.
+platform's source tree: a bot can import ``lineit.engine``,
+``lineit.botkit.interface`` and ``lineit.builtin`` (the built-in
+bots, whose modules a bot may reuse) and nothing else of the platform. The engine is the
+referee's own build: its compiled modules when the referee runs them, its source when it does
+not. Of the installed third-party packages only ALLOWED_PACKAGES are importable, read-only, and
+only when they are installed beside the kit (``pip install 'lineit-arena[bots]'``).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import atexit
 import compileall
 import functools
+import importlib.util
 import os
 import shutil
 import stat
@@ -36,6 +42,10 @@ for _name, _module in list(sys.modules.items()):
     if _name == "lineit.engine" or _name.startswith("lineit.engine."):
         sys.modules["lineit_platform" + _name[len("lineit") :]] = _module
 '''
+# Third-party packages a bot may import when they are installed beside the kit, each with the
+# folder of libraries its wheel bundles (numpy.libs: OpenBLAS, gfortran). Nothing else of the
+# environment's site-packages is visible.
+ALLOWED_PACKAGES = ("numpy",)
 MAX_UNPACKED_BYTES = 64 * 1024 * 1024
 MAX_MEMBERS = 2000
 
@@ -69,21 +79,65 @@ def interpreter() -> Interpreter:
     return Interpreter(executable=executable, prefix=prefix, hidden=hidden)
 
 
+@dataclass(frozen=True)
+class Package:
+    """An allowed third-party package found installed: the folders a bot may read to import it."""
+
+    name: str
+    folders: tuple[Path, ...]  # the import package, then the libraries its wheel bundles, if any
+
+
+@functools.cache
+def allowed_packages() -> tuple[Package, ...]:
+    """The ALLOWED_PACKAGES installed for this Python, found without importing them."""
+    found = []
+    for name in ALLOWED_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        if not locations:
+            continue  # not installed, or a single-file module: none is allowed
+        folder = Path(locations[0]).resolve()
+        libraries = folder.parent / f"{name}.libs"
+        folders = (folder, libraries.resolve()) if libraries.is_dir() else (folder,)
+        found.append(Package(name=name, folders=folders))
+    return tuple(found)
+
+
+def package_folders() -> list[Path]:
+    """Every folder of the allowed packages, each bound read-only into the sandbox."""
+    return [folder for package in allowed_packages() for folder in package.folders]
+
+
 @functools.cache
 def runtime_folder() -> Path:
-    """host.py, host_confinement.py and lib/lineit/{engine,botkit/interface.py} (and the alias
-    lib/lineit_platform), byte-compiled, read-only."""
+    """host.py, host_confinement.py, lib/lineit/{engine,builtin,botkit/interface.py}
+    (and the alias lib/lineit_platform), byte-compiled, read-only; and packages/, a link to each
+    folder of the allowed packages (the Landlock tier's view of them; bubblewrap binds them)."""
+    from lineit.engine import IMPLEMENTATION
+
     sweep_stale_folders()  # what processes killed without a chance to clean up left behind
     root = Path(tempfile.mkdtemp(prefix=prefix("runtime")))
     atexit.register(_remove_runtime, root, os.getpid())
     package = root / "lib" / "lineit"
     (package / "botkit").mkdir(parents=True)
-    (package / "__init__.py").write_text('"""Line-it: only the engine and the bot interface exist here."""\n')
+    (package / "__init__.py").write_text(
+        '"""Line-it: only the engine, the bot interface and the built-in bots exist here."""\n'
+    )
     (package / "botkit" / "__init__.py").write_text('"""Only the bot interface is available to bots."""\n')
     (root / "lib" / "lineit_platform").mkdir()
     (root / "lib" / "lineit_platform" / "__init__.py").write_text(LEGACY_ENGINE_ALIAS)
     shutil.copy2(PACKAGE_ROOT / "botkit" / "interface.py", package / "botkit" / "interface.py")
-    shutil.copytree(PACKAGE_ROOT / "engine", package / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    # The referee's engine as it runs here: without its compiled modules when it runs the source
+    # (LINEIT_PURE_ENGINE=1, a stale build), so a bot never simulates with other code.
+    skipped = ["__pycache__"] + ([] if IMPLEMENTATION == "compiled" else ["*.so", "native.json"])
+    shutil.copytree(PACKAGE_ROOT / "engine", package / "engine", ignore=shutil.ignore_patterns(*skipped))
+    shutil.copytree(PACKAGE_ROOT / "builtin", package / "builtin", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "packages").mkdir()
+    for folder in package_folders():
+        (root / "packages" / folder.name).symlink_to(folder, target_is_directory=True)
     for host_file in ("host.py", "host_confinement.py"):
         shutil.copy2(Path(__file__).with_name(host_file), root / host_file)
     (root / "empty").mkdir()
@@ -102,6 +156,10 @@ def _remove_runtime(root: Path, owner: int) -> None:
 
 def _make_read_only(root: Path) -> None:
     for path in [root, *root.rglob("*")]:
+        if path.is_symlink():
+            continue  # a link to an allowed package's folder (rglob does not follow it): not ours
+        if path.is_symlink():
+            continue  # a link to an allowed package's folder: not ours to change
         mode = path.stat().st_mode
         path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
 

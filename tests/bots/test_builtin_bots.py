@@ -1,4 +1,5 @@
-"""The built-in bots: they play every table legally, stand alone, and are as strong as claimed.
+"""The built-in bots: they play every table legally, simulate with the engine, and are as strong
+as claimed.
 
 No database: the bots are played through the referee with in-process players, as the league
 and the platform's quick matches do.
@@ -7,7 +8,9 @@ and the platform's quick matches do.
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -20,6 +23,7 @@ from lineit.botkit.referee import run_match
 from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BUILTIN_NAMES, resolve_bot
 from lineit.botkit.summary import summarize
+from lineit.builtin.versions import builtin_version_hash
 from lineit.engine import ALL_CARDS, new_game
 
 BUILTIN = Path(__file__).resolve().parents[2] / "lineit" / "builtin"
@@ -81,7 +85,8 @@ def test_search_bot_fills_every_seat(ruleset: str) -> None:
 
 # ------------------------------------------------------------------- standing alone
 @pytest.mark.parametrize("bot", BUILTIN_NAMES)
-def test_bot_imports_only_the_standard_library_and_the_engine(bot: str) -> None:
+def test_bot_imports_only_the_standard_library_the_engine_and_other_builtins(bot: str) -> None:
+    # What the sandbox provides: the standard library, the engine and the built-in bots' modules
     tree = ast.parse((BUILTIN / f"{bot}_bot.py").read_text())
     imported = set()
     for node in ast.walk(tree):
@@ -92,8 +97,45 @@ def test_bot_imports_only_the_standard_library_and_the_engine(bot: str) -> None:
             imported.add(node.module or "")
     allowed = {name for name in imported if name.split(".")[0] in sys.stdlib_module_names}
     allowed |= {name for name in imported if name == "lineit.engine" or name.startswith("lineit.engine.")}
+    allowed |= {name for name in imported if (BUILTIN / f"{name.removeprefix('lineit.builtin.')}.py").is_file()}
     assert imported - allowed == set()
     assert any(isinstance(node, ast.ClassDef) and node.name == "Bot" for node in tree.body)
+
+
+def test_search_and_heuristic_share_one_value_model_and_keep_no_rules_of_their_own() -> None:
+    search, heuristic = load_module("search"), load_module("heuristic")
+    # The model is the heuristic's, imported, not a copy
+    assert search.position_value.__module__ == search.Context.__module__ == "lineit.builtin.heuristic_bot"
+    # No hand-written rule of the game: actions are played by the engine (clone, apply)
+    for module in (search, heuristic):
+        source = Path(module.__file__).read_text()
+        for copied_rule in ("close_points()", ".add(card)", "draw_count", "// (n + 2)", "_parse(", ".deck = "):
+            assert copied_rule not in source, f"{module.__name__} plays a rule itself: {copied_rule}"
+
+
+# ------------------------------------------------------------------ version hashes
+def test_a_builtin_that_borrows_nothing_is_named_by_its_file_as_an_upload_is() -> None:
+    for bot in ("random", "greedy", "heuristic"):
+        path = BUILTIN / f"{bot}_bot.py"
+        assert builtin_version_hash(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_change_to_the_heuristic_changes_the_search_bots_version(tmp_path: Path) -> None:
+    # Given a copy of the built-in bots
+    copy = tmp_path / "builtin"
+    shutil.copytree(BUILTIN, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    search = copy / "search_bot.py"
+    before = builtin_version_hash(search)
+    assert before == builtin_version_hash(BUILTIN / "search_bot.py")
+    assert before != hashlib.sha256(search.read_bytes()).hexdigest()
+    # When a weight of the heuristic's model changes, or a bot it does not borrow from changes
+    (copy / "random_bot.py").write_text((copy / "random_bot.py").read_text() + "# changed\n")
+    unchanged = builtin_version_hash(search)
+    heuristic = copy / "heuristic_bot.py"
+    heuristic.write_text(heuristic.read_text().replace("HAND_FIT_VALUE = 0.7", "HAND_FIT_VALUE = 0.8"))
+    # Then only the borrowed module's change gives the search bot a new version
+    assert unchanged == before
+    assert builtin_version_hash(search) != before
 
 
 # ------------------------------------------------------------------ greedy: jackpots
