@@ -18,9 +18,11 @@ def add_parser(commands: Any) -> None:
         "verify",
         help="verify replay files",
         description=(
-            "Re-run each replay from its deck with this engine: every action must be legal and the "
-            "recorded scores and ranks must be the ones the game gives. One line per file; the exit "
-            "status is 0 only if every file verifies."
+            "Re-run each replay from its deck with this engine: every action must be legal, the "
+            "recorded scores and ranks must be the ones the game gives, and the forfeits must agree "
+            "with the moves (a forfeited seat's moves are the stand-in's from its failed decision on). "
+            "What the moves cannot show (why a bot forfeited) is printed as unverified. One line per "
+            "file; the exit status is 0 only if every file verifies."
         ),
     )
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="replay files (JSON)")

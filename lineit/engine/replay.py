@@ -225,8 +225,9 @@ def replay_game(document: Mapping[str, Any]) -> GameState:
 @dataclass(frozen=True)
 class Verification:
     """``ok``: the game replays and every field that can be checked is right. ``claims``: what
-    the replay says that the moves cannot show (a forfeit's cause, with no trace in the game),
-    each in words; a replay can be ``ok`` with claims. The message includes them."""
+    the replay says that the moves cannot show, in words: first, always, who played each seat;
+    then each forfeit's cause. The message names the forfeits' claims (the first claim holds for
+    every replay and is left out of it)."""
 
     ok: bool
     message: str
@@ -302,25 +303,26 @@ def _who(doc: Mapping[str, Any], seat: int) -> str:
     return f"seat {seat} ({doc['players'][seat]!r})"
 
 
-def _claims(doc: Mapping[str, Any], forfeits: dict[int, _Forfeit], proven: set[int], drawn: bool) -> list[str]:
-    claims = []
+def _claims(doc: Mapping[str, Any], forfeits: dict[int, _Forfeit], illegal: dict[int, str], drawn: bool) -> list[str]:
+    """What the replay says that the moves cannot show, in words: who played each seat, and
+    each forfeit's cause (the moves show only that the stand-in played from there on)."""
+    claims = ["who played each seat (players, meta), the producer's word"]
     for seat in sorted(forfeits):
         forfeit = forfeits[seat]
-        if seat in proven:
-            continue
         if forfeit.kind is None:
             claims.append(f"{_who(doc, seat)} forfeited, the producer's word (no failure recorded)")
             continue
         at = f"at decision {forfeit.decision}" if forfeit.decision >= 0 else "before its first decision"
-        why = (
-            "the action it returned is not in the replay"
-            if forfeit.kind == "illegal_move"
-            else "a bot's failure of this kind leaves no trace in the moves"
-        )
+        if forfeit.decision in illegal:
+            why = f"{illegal[forfeit.decision]!r}, which it returned, is illegal there (checked)"
+        elif forfeit.kind == "illegal_move":
+            why = "what it returned is not an action, so the replay does not hold it"
+        else:
+            why = "a failure of this kind leaves no trace in the moves"
         moves = (
             "its moves from there on are the stand-in's (checked)"
             if drawn
-            else "its moves from there on were not checked (the replay gives no stand-in and seed)"
+            else "its moves from there on were not checked (the replay names no stand-in, or no seed)"
         )
         claims.append(f"{_who(doc, seat)} forfeited ({forfeit.kind} {at}), the referee's word: {why}; {moves}")
     return claims
@@ -368,9 +370,8 @@ def verify_replay(document: Mapping[str, Any]) -> Verification:
         return Verification(False, f"recorded scores {doc['scores']!r} but the game gives {scores}", scores, ranks)
     if not _ints(doc["ranks"]) or doc["ranks"] != ranks:
         return Verification(False, f"recorded ranks {doc['ranks']!r} but the game gives {ranks}", scores, ranks)
-    proven = {seat for seat, forfeit in forfeits.items() if forfeit.decision in illegal}
-    claims = tuple(_claims(doc, forfeits, proven, drawn))
+    claims = tuple(_claims(doc, forfeits, illegal, drawn))
     message = f"verified: {len(actions)} actions, scores {scores}"
-    if claims:
-        message += f", ranks {ranks} given the forfeits; unverified: {'; '.join(claims)}"
+    if forfeits:
+        message += f", ranks {ranks} given the forfeits; unverified: {'; '.join(claims[1:])}"
     return Verification(True, message, scores, ranks, claims)
