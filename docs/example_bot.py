@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 
+from lineit.botkit.types import GameInfo, GameResult, Observation  # the observation's keys, typed
 from lineit.engine import GameState, determinize
 
 BET_VALUES = {101: 3, 102: 3, 103: 4, 104: 4, 105: 5, 106: 5}
@@ -27,11 +28,11 @@ class Bot:
     def __init__(self) -> None:
         self.rng = random.Random(0)
 
-    def start_game(self, info: dict) -> None:
+    def start_game(self, info: GameInfo) -> None:
         # Seeding by game and seat makes a match replay the same way.
         self.rng = random.Random(f"example:{info['game']}:{info['seat']}")
 
-    def act(self, observation: dict) -> str:
+    def act(self, observation: Observation) -> str:
         legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
@@ -48,11 +49,11 @@ class Bot:
                 best, best_value = action, value
         return best
 
-    def end_game(self, result: dict) -> None:
+    def end_game(self, result: GameResult) -> None:
         pass  # a learning bot would look at result["scores"] here
 
 
-def position_value(state: GameState, seat: int, observation: dict) -> float:
+def position_value(state: GameState, seat: int, observation: Observation) -> float:
     """Our points so far, plus what our open line and hand should bring."""
     banked = len(state.piles[seat]) + sum(state.tokens[seat])
     if state.is_over:
@@ -60,7 +61,7 @@ def position_value(state: GameState, seat: int, observation: dict) -> float:
     return banked + line_value(state, seat, observation)
 
 
-def line_value(state: GameState, seat: int, observation: dict) -> float:
+def line_value(state: GameState, seat: int, observation: Observation) -> float:
     line = state.lines[seat]
     numbers = [card for card in line.cards if card <= 100]
     expected_more = expected_additions(state, seat, observation)
@@ -80,7 +81,7 @@ def line_value(state: GameState, seat: int, observation: dict) -> float:
     return value
 
 
-def expected_additions(state: GameState, seat: int, observation: dict) -> float:
+def expected_additions(state: GameState, seat: int, observation: Observation) -> float:
     """How many more number cards our line may still get before the game ends."""
     line = state.lines[seat]
     pool = [card for card in observation["unseen"] if card <= 100]

@@ -73,6 +73,7 @@ COMMANDS: dict[str, str] = {
     "verify": "verify replay files",
     "doctor": "check which sandbox tier can run bots here",
     "rules": "print the rules of Line-it (--summary: the rules version and the rulesets)",
+    "new": "write a starter bot folder (or zip a bot folder for upload)",
 }
 
 

@@ -4,7 +4,7 @@ private folder.
 
 The runtime folder is a private copy, compiled once per process, so the sandbox never binds the
 platform's source tree: a bot can import ``lineit.engine``,
-``lineit.botkit.interface`` and ``lineit.builtin`` (the built-in
+``lineit.botkit.interface``, ``lineit.botkit.types`` and ``lineit.builtin`` (the built-in
 bots, whose modules a bot may reuse) and nothing else of the platform. The engine is the
 referee's own build: its compiled modules when the referee runs them, its source when it does
 not. Of the installed third-party packages only ALLOWED_PACKAGES are importable, read-only, and
@@ -113,7 +113,7 @@ def package_folders() -> list[Path]:
 
 @functools.cache
 def runtime_folder() -> Path:
-    """host.py, host_confinement.py, lib/lineit/{engine,builtin,botkit/interface.py}
+    """host.py, host_confinement.py, lib/lineit/{engine,builtin,botkit/{interface,types}.py}
     (and the alias lib/lineit_platform), byte-compiled, read-only; and packages/, a link to each
     folder of the allowed packages (the Landlock tier's view of them; bubblewrap binds them)."""
     from lineit.engine import IMPLEMENTATION
@@ -129,7 +129,8 @@ def runtime_folder() -> Path:
     (package / "botkit" / "__init__.py").write_text('"""Only the bot interface is available to bots."""\n')
     (root / "lib" / "lineit_platform").mkdir()
     (root / "lib" / "lineit_platform" / "__init__.py").write_text(LEGACY_ENGINE_ALIAS)
-    shutil.copy2(PACKAGE_ROOT / "botkit" / "interface.py", package / "botkit" / "interface.py")
+    for botkit_file in ("interface.py", "types.py"):  # the bot interface, and its typed structures
+        shutil.copy2(PACKAGE_ROOT / "botkit" / botkit_file, package / "botkit" / botkit_file)
     # The referee's engine as it runs here: without its compiled modules when it runs the source
     # (LINEIT_PURE_ENGINE=1, a stale build), so a bot never simulates with other code.
     skipped = ["__pycache__"] + ([] if IMPLEMENTATION == "compiled" else ["*.so", "native.json"])
