@@ -20,17 +20,35 @@ from django.db.models import QuerySet
 
 logger = logging.getLogger(__name__)
 
+# The queues, by how soon their work is awaited (docs/platform.md, "Queues"). A worker started on
+# several queues takes from them in this order under Redis (queue_order_strategy "priority").
+INTERACTIVE = "interactive"  # someone waits: validations, requested test matches
+BULK = "bulk"  # nobody waits: ladder and tournament matches
+HOUSEKEEPING = "housekeeping"  # short and periodic: ladder tick, sweeper, rating writer, tournaments
+QUEUES = (INTERACTIVE, BULK, HOUSEKEEPING)
 
-def send(task: str, *args: Any, what: str, app: Celery | None = None) -> bool:
+# The workers a platform runs (runplatform, docker-compose), each named after what it serves and
+# given its queues in the order it serves them: the interactive worker keeps capacity free for
+# the work someone waits for, the bulk worker also takes interactive work first whenever one of
+# its processes is free, and the housekeeping worker runs the periodic tasks whatever the matches do.
+WORKER_QUEUES = {
+    INTERACTIVE: (INTERACTIVE,),
+    BULK: (INTERACTIVE, BULK),
+    HOUSEKEEPING: (HOUSEKEEPING,),
+}
+
+
+def send(task: str, *args: Any, what: str, queue: str | None = None, app: Celery | None = None) -> bool:
     """Send the task named ``task`` (``tournaments.tasks.match_run_task``) with ``args`` now; False
     (logged) when the broker did not take it. By name, so that services import no task module
-    (tasks import services: one way). ``app``: the platform's Celery app unless given."""
+    (tasks import services: one way). ``queue``: one of QUEUES, or the task's route in
+    CELERY_TASK_ROUTES when None. ``app``: the platform's Celery app unless given."""
     if app is None:
         from lineit_platform.celery import app as platform_app
 
         app = platform_app
     try:
-        app.send_task(task, args=args)
+        app.send_task(task, args=args, queue=queue)
     except Exception as error:  # kombu's OperationalError, a socket error, a full disk...
         logger.warning(
             "could not send %s to the workers (%s: %s); the sweeper sends it again", what, type(error).__name__, error
@@ -39,9 +57,9 @@ def send(task: str, *args: Any, what: str, app: Celery | None = None) -> bool:
     return True
 
 
-def send_after_commit(task: str, *args: Any, what: str, app: Celery | None = None) -> None:
+def send_after_commit(task: str, *args: Any, what: str, queue: str | None = None, app: Celery | None = None) -> None:
     """send() once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: send(task, *args, what=what, app=app))
+    transaction.on_commit(lambda: send(task, *args, what=what, queue=queue, app=app))
 
 
 def resend_lost(

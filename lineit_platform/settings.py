@@ -267,6 +267,11 @@ MATCH_RESEND_AFTER_SECONDS = env_int("MATCH_RESEND_AFTER_SECONDS", 600, minimum=
 # refuses an unknown value.
 SANDBOX_PIN_CPU = env_bool("SANDBOX_PIN_CPU", True)
 
+# The rating writer applies ranked matches in id order and waits for one still queued or running,
+# but not for ever: one pending for longer than this is passed over (the later ones are rated
+# without it) and rated when it ends, after them (tournaments/services/ratings.py).
+RATINGS_WAIT_SECONDS = env_int("RATINGS_WAIT_SECONDS", 900, minimum=0)
+
 LADDER_ENABLED = env_bool("LADDER_ENABLED", True)
 LADDER_RULESETS = env_list("LADDER_RULESETS", ["standard"])
 LADDER_TABLE_SIZES = env_int_list("LADDER_TABLE_SIZES", [2, 3, 4])
@@ -296,6 +301,9 @@ else:
             MATCH_TIME_LIMIT_SECONDS + 120,
             minimum=1,
         ),
+        # A worker on several queues (-Q interactive,bulk) empties them in the order named, so
+        # a validation or a test match goes before the ladder's backlog (round robin otherwise).
+        "queue_order_strategy": "priority",
     }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_IGNORE_RESULT = True
@@ -308,7 +316,25 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_ENABLE_UTC = True
 CELERY_TASK_ALWAYS_EAGER = False
-CELERY_TASK_DEFAULT_QUEUE = "lineit"
+# Three queues (lineit_platform/queueing.py, docs/platform.md "Queues"): interactive work someone
+# waits for, bulk matches nobody waits for, and housekeeping that must never wait behind a match.
+# Matches are sent to a queue by their origin (tournaments/services/matches.py: match_queue).
+CELERY_TASK_DEFAULT_QUEUE = "bulk"
+CELERY_TASK_ROUTES = {
+    "bots.tasks.bot_version_validate_task": {"queue": "interactive"},
+    "tournaments.tasks.match_run_task": {"queue": "bulk"},
+    **{
+        f"tournaments.tasks.{name}": {"queue": "housekeeping"}
+        for name in (
+            "ladder_tick",
+            "matches_sweep",
+            "ratings_apply",
+            "tournaments_tick",
+            "tournament_start_task",
+            "tournament_advance_task",
+        )
+    },
+}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {

@@ -47,9 +47,16 @@ class CeleryProcess:
         self.log.close()
 
 
-def worker(log: Path, concurrency: int = 1, environment: dict[str, str] | None = None) -> CeleryProcess:
-    """A worker with a unique name, without the cluster chatter the tests do not need."""
+def worker(
+    log: Path,
+    concurrency: int = 1,
+    environment: dict[str, str] | None = None,
+    queues: tuple[str, ...] = ("interactive", "bulk", "housekeeping"),
+) -> CeleryProcess:
+    """A worker with a unique name, without the cluster chatter the tests do not need, on
+    ``queues`` (by default all three, in the order a worker of them all would name them)."""
     arguments = ["worker", "-l", "info", "-c", str(concurrency), "--without-gossip", "--without-mingle"]
+    arguments += ["-Q", ",".join(queues)]
     arguments += ["--without-heartbeat", "-n", f"test{time.monotonic_ns()}@%h"]
     return CeleryProcess(arguments, log, environment)
 

@@ -97,3 +97,73 @@ def test_recompute_repairs_a_tampered_table(version_factory) -> None:  # type: i
     ratings_recompute(write=True)
     assert live_table() == before
     assert ratings_recompute().mismatches == []
+
+
+def test_a_match_pending_too_long_no_longer_holds_back_the_ones_after_it(version_factory, settings) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.RATINGS_WAIT_SECONDS = 600
+    a, b, c = version_factory(), version_factory(), version_factory()
+    slow = match_schedule(versions=[a, b], games=2, ranked=True, seed=1)
+    later = match_schedule(versions=[b, c], games=2, ranked=True, seed=2)
+    slow_result = play(slow)  # claimed: running
+    match_record_result(match_id=later.pk, attempt=1, result=play(later))
+    assert not Rating.objects.exists()  # the slow match is waited for...
+
+    Match.objects.filter(pk=slow.pk).update(created_at=timezone.now() - timedelta(seconds=601))
+    newest = match_schedule(versions=[a, c], games=2, ranked=True, seed=3)  # pending, but recent
+    from tournaments.services.ratings import ratings_apply_pending
+
+    assert ratings_apply_pending() == 1  # ...for RATINGS_WAIT_SECONDS, no longer
+    assert set(RatingEvent.objects.values_list("match_id", flat=True)) == {later.pk}
+    assert Match.objects.get(pk=slow.pk).rated_at is None
+
+    match_record_result(match_id=slow.pk, attempt=1, result=slow_result)  # it ends: rated after `later`
+    order = dict(Match.objects.filter(rating_order__isnull=False).values_list("pk", "rating_order"))
+    assert order == {later.pk: 1, slow.pk: 2}
+    assert Match.objects.get(pk=newest.pk).rated_at is None  # still waited for
+    assert live_table()[b.pk][1] == 4
+    assert ratings_recompute().mismatches == []  # the recompute folds them in the order they were applied
+
+
+def test_the_recompute_follows_the_order_the_matches_were_applied_in(version_factory) -> None:  # type: ignore[no-untyped-def]
+    a, b = version_factory(), version_factory()
+    first = match_schedule(versions=[a, b], games=2, ranked=True, seed=1)
+    second = match_schedule(versions=[a, b], games=2, ranked=True, seed=2)
+    for match in (first, second):
+        match_record_result(match_id=match.pk, attempt=1, result=play(match))
+    assert ratings_recompute().mismatches == []
+    # had the second been applied first, the same events would not reproduce
+    Match.objects.filter(pk=first.pk).update(rating_order=None)
+    Match.objects.filter(pk=second.pk).update(rating_order=1)
+    Match.objects.filter(pk=first.pk).update(rating_order=2)
+    assert ratings_recompute().mismatches != []
+
+
+@pytest.mark.django_db(transaction=True)  # the columns change: no rows of this test's own may be left unchecked
+def test_the_migration_gives_the_matches_rated_before_their_place_in_id_order(version_factory) -> None:  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, ordered = ("tournaments", "0006_match_failure_count"), ("tournaments", "0007_match_rating_order")
+    a, b = version_factory(), version_factory()
+    rated = [match_schedule(versions=[a, b], games=1, ranked=True, seed=seed) for seed in (1, 2, 3)]
+    for match in rated:
+        match_record_result(match_id=match.pk, attempt=1, result=play(match))
+    unranked = match_schedule(versions=[a, b], games=1, seed=4)
+    match_execute(match_id=unranked.pk, worker="test")
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    try:
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate([ordered])
+        then = executor.loader.project_state([ordered]).apps.get_model("tournaments", "Match")
+        places = dict(then.objects.values_list("pk", "rating_order"))
+        assert places == {rated[0].pk: 1, rated[1].pk: 2, rated[2].pk: 3, unranked.pk: None}
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())

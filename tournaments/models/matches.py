@@ -109,6 +109,11 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # Set once the rating writer has dealt with this match (applied, or nothing to apply).
     rated_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Its place in the ratings' canonical order, given by the writer as it applies the match: id
+    # order, except that a match that kept the writer waiting longer than RATINGS_WAIT_SECONDS
+    # comes after the ones it was passed over for (services/ratings.py). The recompute folds
+    # matches in this order, so it reproduces the live table whatever happened.
+    rating_order = models.PositiveBigIntegerField(null=True, blank=True, unique=True)
     # A tournament's match: the pairing at table ``tournament_table`` of round ``tournament_round``.
     tournament = models.ForeignKey(
         "Tournament", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 import time
@@ -24,7 +25,7 @@ from lineit.botkit.schedule import MatchSpec, longest_seconds
 from lineit.botkit.untrusted import storable_text
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
-from lineit_platform.queueing import resend_lost, send_after_commit
+from lineit_platform.queueing import BULK, INTERACTIVE, resend_lost, send_after_commit
 
 from ..models import Game, GameFailure, Match, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
@@ -32,8 +33,21 @@ from .ratings import ratings_apply_pending
 logger = logging.getLogger(__name__)
 
 
-def _queue(match_id: int) -> None:
-    send_after_commit("tournaments.tasks.match_run_task", match_id, what=f"match {match_id}")
+# Matches someone waits for go to the interactive queue, the others to the bulk queue.
+INTERACTIVE_ORIGINS = frozenset({Match.Origin.MANUAL})
+
+
+def match_queue(origin: str) -> str:
+    """The queue a match of this origin is sent to (docs/platform.md, "Queues")."""
+    return INTERACTIVE if origin in INTERACTIVE_ORIGINS else BULK
+
+
+def _send(match_id: int, *, queue: str) -> None:
+    send_after_commit("tournaments.tasks.match_run_task", match_id, what=f"match {match_id}", queue=queue)
+
+
+def _queue(match: Match) -> None:
+    _send(match.pk, queue=match_queue(match.origin))
 
 
 def _ended(match: Match) -> None:
@@ -127,7 +141,7 @@ def match_schedule(
     for entrant in entrants:
         entrant.match = match
     MatchEntrant.objects.bulk_create(entrants)
-    _queue(match.pk)
+    _queue(match)
     return match
 
 
@@ -343,7 +357,7 @@ def match_requeue(*, match: Match) -> Match:
         match.queued_at = timezone.now()
         match.attempts = min(match.attempts, match.max_attempts - 1)
         match.save(update_fields=["status", "queued_at", "attempts"])
-        _queue(match.pk)
+        _queue(match)
         return match
     if match.status in (Match.Status.FAILED, Match.Status.CANCELLED):
         versions = [entrant.version for entrant in match.entrants.select_related("version__bot").order_by("index")]
@@ -385,17 +399,20 @@ def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
             match.queued_at = now
             match.error = f"attempt {match.attempts} on {match.worker} missed its deadline"
             match.save(update_fields=["status", "queued_at", "error"])
-            _queue(match.pk)
+            _queue(match)
             counts["requeued"] += 1
     resend_before = now - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS)
-    lost = resend_lost(
-        Match.objects.filter(status=Match.Status.QUEUED),
-        sent_at="queued_at",
-        before=resend_before,
-        now=now,
-        send_one=_queue,
-    )
-    counts["resent"] = len(lost)
+    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    counts["resent"] = 0
+    for queue, origins in ((INTERACTIVE, INTERACTIVE_ORIGINS), (BULK, set(Match.Origin) - INTERACTIVE_ORIGINS)):
+        lost = resend_lost(
+            queued.filter(origin__in=origins),
+            sent_at="queued_at",
+            before=resend_before,
+            now=now,
+            send_one=functools.partial(_send, queue=queue),
+        )
+        counts["resent"] += len(lost)
     counts["validations_resent"] = bot_validations_resend(now=now)
     if counts["failed"]:
         ratings_apply_pending()

@@ -4,14 +4,23 @@ Canonical order: ranked matches by id, games by index. The writer applies finish
 in that order and stops at the first ranked match still queued or running, so the live table
 never depends on which worker finished first. Failed and cancelled matches are passed over.
 Every writer holds the ledger row lock, so there is only ever one.
+
+The wait is bounded: a ranked match pending for longer than RATINGS_WAIT_SECONDS since it was
+scheduled (a worker died under it, it is retried, its bots use every second of their limits) no
+longer holds back the matches after it; it is rated when it ends, after them. Each applied match
+records its place in the order (``Match.rating_order``), which is what the recompute folds by, so
+the live table is still reproduced exactly from the log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from lineit.stats.elo import EloTable
@@ -37,8 +46,9 @@ class RatedGame:
 
 
 def rated_games(match_ids: Iterable[int]) -> Iterator[RatedGame]:
-    """The games of these matches in canonical order, with the version in each seat."""
-    ids = sorted(match_ids)
+    """The games of these matches, match by match in the order given (the canonical order: see the
+    module's docstring), each match's by index, with the version in each seat."""
+    ids = list(match_ids)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         entrants: dict[int, dict[int, int]] = {}
@@ -51,9 +61,14 @@ def rated_games(match_ids: Iterable[int]) -> Iterator[RatedGame]:
             .order_by("match_id", "index")
             .values_list("match_id", "index", "seats", "ranks", "match__ruleset", "match__rules_version")
         )
+        games: dict[int, list[RatedGame]] = {match_id: [] for match_id in chunk}
         for match_id, index, seats, ranks, ruleset, rules_version in rows.iterator(chunk_size=5000):
             by_entrant = entrants[match_id]
-            yield RatedGame(match_id, index, ruleset, rules_version, tuple(by_entrant[e] for e in seats), tuple(ranks))
+            games[match_id].append(
+                RatedGame(match_id, index, ruleset, rules_version, tuple(by_entrant[e] for e in seats), tuple(ranks))
+            )
+        for match_id in chunk:
+            yield from games[match_id]
 
 
 def fold(table: EloTable[RatingKey], games: Iterable[RatedGame]) -> list[RatingEvent]:
@@ -80,14 +95,22 @@ def fold(table: EloTable[RatingKey], games: Iterable[RatedGame]) -> list[RatingE
     return events
 
 
-def _next_matches() -> tuple[list[int], list[int]]:
-    """(finished ranked matches to apply, others to pass over), in order, up to the first pending."""
+def _next_matches(*, waited_since: datetime) -> tuple[list[int], list[int]]:
+    """(finished ranked matches to apply, failed or cancelled ones to pass over), in id order, up
+    to the first one still pending that was scheduled after ``waited_since``: those pending since
+    before it are waited for no longer (left unrated, to be applied when they end)."""
     apply: list[int] = []
     skip: list[int] = []
-    queue = Match.objects.filter(ranked=True, rated_at__isnull=True).order_by("id").values_list("id", "status")
-    for match_id, status in queue.iterator(chunk_size=1000):
+    queue = (
+        Match.objects.filter(ranked=True, rated_at__isnull=True)
+        .order_by("id")
+        .values_list("id", "status", "created_at")
+    )
+    for match_id, status, created_at in queue.iterator(chunk_size=1000):
         if status in Match.PENDING:
-            break
+            if created_at > waited_since:
+                break
+            continue
         (apply if status == Match.Status.FINISHED else skip).append(match_id)
     return apply, skip
 
@@ -96,7 +119,7 @@ def _next_matches() -> tuple[list[int], list[int]]:
 def ratings_apply_pending() -> int:
     """Apply every ranked result that is next in canonical order; the number of matches applied."""
     ledger = _lock_ledger()
-    apply, skip = _next_matches()
+    apply, skip = _next_matches(waited_since=timezone.now() - timedelta(seconds=settings.RATINGS_WAIT_SECONDS))
     if not apply and not skip:
         return 0
     games = list(rated_games(apply))
@@ -109,7 +132,11 @@ def ratings_apply_pending() -> int:
         table.seed(key, rating.rating, rating.games)
     RatingEvent.objects.bulk_create(fold(table, games), batch_size=2000)
     _save_table(table, existing, keys)
-    Match.objects.filter(pk__in=apply + skip).update(rated_at=timezone.now())
+    now = timezone.now()
+    Match.objects.filter(pk__in=skip).update(rated_at=now)
+    last = Match.objects.aggregate(last=Max("rating_order"))["last"] or 0
+    applied = [Match(pk=pk, rated_at=now, rating_order=last + place) for place, pk in enumerate(apply, start=1)]
+    Match.objects.bulk_update(applied, ["rated_at", "rating_order"], batch_size=1000)
     ledger.applied_matches += len(apply)
     ledger.save(update_fields=["applied_matches"])
     return len(apply)
@@ -152,7 +179,7 @@ def ratings_recompute(*, write: bool = False) -> Recompute:
         _lock_ledger()
         applied = list(
             Match.objects.filter(ranked=True, rated_at__isnull=False, status=Match.Status.FINISHED)
-            .order_by("id")
+            .order_by("rating_order", "id")
             .values_list("id", flat=True)
         )
         table: EloTable[RatingKey] = EloTable()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import socket
@@ -14,6 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lineit_platform import throttles
+from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, WORKER_QUEUES
 
 # gunicorn's own bounds on the request line and headers (its defaults, said aloud); the body is
 # bounded by REQUEST_MAX_BYTES in the application.
@@ -42,7 +44,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--bind", default="127.0.0.1:8000")
-        parser.add_argument("--concurrency", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+        parser.add_argument(
+            "--concurrency",
+            type=positive,
+            default=max(1, (os.cpu_count() or 2) - 1),
+            help="matches the bulk worker plays at once (default: the cores less one)",
+        )
+        parser.add_argument(
+            "--interactive-concurrency",
+            type=positive,
+            default=1,
+            help="validations and test matches the interactive worker runs at once (default 1)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         # A busy port is told at once, in one line, before anything starts (CommandError: status 1).
@@ -58,16 +71,14 @@ class Command(BaseCommand):
         celery = str(bin_dir / "celery")
         commands = {
             "web": [str(bin_dir / "gunicorn"), "lineit_platform.wsgi", "--bind", options["bind"], *web_processes()],
-            "worker": [
-                celery,
-                "-A",
-                "lineit_platform.celery",
-                "worker",
-                "-l",
-                "info",
-                "-c",
-                str(options["concurrency"]),
-            ],
+            **{
+                f"{role} worker": worker_command(celery, role, concurrency)
+                for role, concurrency in (
+                    (INTERACTIVE, options["interactive_concurrency"]),
+                    (BULK, options["concurrency"]),
+                    (HOUSEKEEPING, 1),
+                )
+            },
             "beat": [celery, "-A", "lineit_platform.celery", "beat", "-l", "info"],
         }
         stopping = False
@@ -85,7 +96,7 @@ class Command(BaseCommand):
             if stopping:
                 return
             self.stdout.write(
-                f"Line-it Arena on http://{options['bind']}/ (admin at /admin/); worker and beat started; "
+                f"Line-it Arena on http://{options['bind']}/ (admin at /admin/); workers and beat started; "
                 "Ctrl-C stops them"
             )
             ended = watch(processes, stopping=lambda: stopping)
@@ -95,6 +106,24 @@ class Command(BaseCommand):
             pass
         finally:
             stop_all(processes)
+
+
+def worker_command(celery: str, role: str, concurrency: int) -> list[str]:
+    """The Celery worker serving ``role``'s queues (lineit_platform/queueing.py: WORKER_QUEUES),
+    named ``role@host`` so that its log lines and Flower tell the workers apart."""
+    queues = ",".join(WORKER_QUEUES[role])
+    command = [celery, "-A", "lineit_platform.celery", "worker", "-l", "info", "-c", str(concurrency)]
+    return [*command, "-Q", queues, "-n", f"{role}@%h"]
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return value
 
 
 # --- Starting and watching the processes --------------------------------------------------------

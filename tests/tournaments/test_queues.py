@@ -1,0 +1,122 @@
+"""Three queues on the real Redis: work someone waits for (validations, requested test matches)
+goes to ``interactive``, ladder and tournament matches to ``bulk``, the periodic tasks to
+``housekeeping``; a worker on several queues serves them in the order named; and an interactive
+worker validates an upload while a long ladder match keeps the bulk worker busy."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from celery_processes import CeleryProcess, wait_for, worker
+from django.conf import settings
+
+from bots.models import BotVersion
+from bots.services import bot_create, bot_version_upload
+from lineit.botkit.limits import Limits
+from lineit_platform.celery import app
+from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, QUEUES
+from tournaments.models import Match
+from tournaments.services.matches import match_cancel, match_schedule, matches_sweep
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+QUICK = Limits(move_seconds=0.05, bank_seconds=1, move_timeout_seconds=0.5, startup_seconds=5)
+ENVIRONMENT = {"MATCH_TIME_LIMIT_SECONDS": "3600", "CELERY_VISIBILITY_TIMEOUT": "3720"}
+
+
+@pytest.fixture
+def broker() -> Iterator[redis.Redis]:
+    connection = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    connection.flushdb()
+    yield connection
+    connection.flushdb()
+
+
+@pytest.fixture
+def start_worker(broker, tmp_path) -> Iterator[Callable[..., CeleryProcess]]:  # type: ignore[no-untyped-def]
+    started: list[CeleryProcess] = []
+
+    def start(*queues: str, concurrency: int = 1) -> CeleryProcess:
+        started.append(worker(tmp_path / f"{'-'.join(queues)}.log", concurrency, ENVIRONMENT, queues=queues))
+        return started[-1]
+
+    yield start
+    for process in started:
+        process.stop(signal.SIGTERM)
+
+
+def waiting(broker: redis.Redis) -> dict[str, int]:
+    """The messages waiting in each queue (kombu keeps a queue as a Redis list of its name)."""
+    return {queue: broker.llen(queue) for queue in QUEUES}
+
+
+def test_each_kind_of_work_is_sent_to_its_queue(broker, version_factory, alice) -> None:  # type: ignore[no-untyped-def]
+    versions = [version_factory(), version_factory()]
+    match_schedule(versions=versions, games=2, limits=QUICK)  # requested by someone: interactive
+    match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
+    match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.TOURNAMENT)
+    bot_version_upload(
+        bot=bot_create(owner=alice, name="queued"),
+        uploaded_by=alice,
+        filename="bot.py",
+        content=b"def act(o):\n    return o['legal_actions'][0]\n",
+    )
+    assert waiting(broker) == {INTERACTIVE: 2, BULK: 2, HOUSEKEEPING: 0}
+    # beat sends the periodic tasks by name: each is routed to housekeeping
+    for task in settings.CELERY_BEAT_SCHEDULE.values():
+        app.send_task(task["task"])
+    assert waiting(broker) == {INTERACTIVE: 2, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE)}
+
+
+def test_a_lost_message_is_sent_again_to_the_queue_of_its_match(broker, version_factory) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    versions = [version_factory(), version_factory()]
+    manual = match_schedule(versions=versions, games=2, limits=QUICK)
+    ladder = match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
+    broker.flushdb()  # the messages are lost
+    long_ago = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS + 1)
+    Match.objects.filter(pk__in=[manual.pk, ladder.pk]).update(queued_at=long_ago)
+    assert matches_sweep()["resent"] == 2
+    assert waiting(broker) == {INTERACTIVE: 1, BULK: 1, HOUSEKEEPING: 0}
+
+
+def test_a_worker_on_two_queues_serves_the_interactive_one_first(start_worker, version_factory) -> None:  # type: ignore[no-untyped-def]
+    versions = [version_factory(), version_factory()]
+    ladder = [
+        match_schedule(versions=versions, games=1, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
+        for _ in range(3)
+    ]
+    requested = [match_schedule(versions=versions, games=1, limits=QUICK) for _ in range(3)]  # queued last
+    start_worker(INTERACTIVE, BULK)
+    wait_for(lambda: not Match.objects.pending().exists(), "the matches")
+    started = dict(Match.objects.values_list("pk", "started_at"))
+    # every requested match before any ladder match (taking turns between the queues would interleave them)
+    assert max(started[match.pk] for match in requested) < min(started[match.pk] for match in ladder)
+
+
+def test_an_upload_is_validated_while_a_long_ladder_match_keeps_the_bulk_worker_busy(  # type: ignore[no-untyped-def]
+    start_worker, version_factory, alice
+) -> None:
+    search = (Path(settings.BASE_DIR) / "lineit" / "builtin" / "search_bot.py").read_bytes()
+    searchers = [version_factory(code=search), version_factory(code=search + b"# the other one\n")]
+    long_match = match_schedule(versions=searchers, games=40, ranked=True, origin=Match.Origin.LADDER)
+    start_worker(BULK)
+    start_worker(INTERACTIVE)
+    wait_for(lambda: Match.objects.get(pk=long_match.pk).status == "running", "the ladder match to start")
+    version = bot_version_upload(
+        bot=bot_create(owner=alice, name="waiting"),
+        uploaded_by=alice,
+        filename="bot.py",
+        content=b"def act(o):\n    return o['legal_actions'][0]\n",
+    )
+    wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "validating", "the validation", timeout=60)
+    assert BotVersion.objects.get(pk=version.pk).status == "active"
+    assert Match.objects.get(pk=long_match.pk).status == "running"  # still playing: it did not wait for it
+    match_cancel(match=long_match)
