@@ -15,8 +15,8 @@ RULES_VERSION: Final = "1.0"
 RULES_CHANGELOG: Final = (
     (
         "1.0",
-        "First implementation of shared/RULES.md (both rulesets, 2-5 players) and of the "
-        "referee rulings recorded in docs/rules.md.",
+        "First implementation of the rules in docs/rules.md (both rulesets, 2-5 players, with the "
+        "referee's rulings R1-R15).",
     ),
 )
 
