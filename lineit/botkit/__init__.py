@@ -2,6 +2,8 @@
 
 * ``interface``: the contract a bot is written against, and loading one (the sandbox's host
   imports it before every bot).
+* ``types``: what a bot is given (the observation, start_game's info, end_game's result) as
+  documented TypedDicts, for a bot's type checker; importable in the sandbox too.
 * ``sources``: where a bot comes from: a built-in name, a .py file, a .zip or a folder.
 * ``players``: the Player interface, and the in-process player for trusted bots.
 * ``limits``: the time and memory limits of a match, with their defaults, and a bot's clock.

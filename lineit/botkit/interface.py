@@ -8,6 +8,9 @@ A bot is a Python file, or a zip whose root holds ``bot.py``. It defines either 
         def act(self, observation: dict) -> str: ...       # required: one of observation["legal_actions"]
         def end_game(self, result: dict) -> None: ...      # optional
 
+The dicts' keys and value types are declared in ``lineit.botkit.types`` (``Observation``,
+``GameInfo``, ``GameResult``), which a bot may use for its annotations.
+
 This module is also imported by the sandboxed bot host before every bot's start-up, so it uses
 nothing but the standard library and imports as little of it as it can: ``os``, ``sys`` and
 ``itertools`` at the top, the import machinery's own (already loaded) functions when a bot is
