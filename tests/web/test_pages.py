@@ -13,6 +13,7 @@ from django.urls import reverse
 from bots.models import BotVersion
 from bots.services import bot_version_reject
 from lineit.engine import new_game
+from lineit.stats.intervals import grouped_rate
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent, compress_replay
 
 pytestmark = pytest.mark.django_db
@@ -77,6 +78,12 @@ def test_bot_page_shows_owner_versions_plot_matches_and_head_to_head(client, pla
         assert record.wins == expected
         low, high = record.interval
         assert 0 <= low <= record.win_rate <= high <= 1
+        # the games of one duplicate deal count together, as in lineit's results table
+        deals: dict[int, list[float]] = {}
+        for g, s in zip(games, mine):
+            share = 1.0 if g.ranks[s] < g.ranks[1 - s] else 0.5 if g.ranks[s] == g.ranks[1 - s] else 0.0
+            deals.setdefault(g.deal, []).append(share)
+        assert (low, high) == grouped_rate(list(deals.values()))[1:]
     # bob's bot forfeited every game: alice's bot beat it twice.
     assert opponents["bobs-bot"].win_rate == 1.0
     assert "Upload a new version" not in html  # only for the owner

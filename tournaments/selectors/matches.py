@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
 
 from bots.models import Bot, version_label
-from lineit.stats.intervals import wilson_interval
+from lineit.stats.intervals import grouped_rate
 from tournaments.models import Game, GameFailure, Match, MatchEntrant
 
 from .names import Label, usernames, version_labels
@@ -180,6 +180,9 @@ class HeadToHead:
     games: int = 0
     wins: float = 0.0  # a tie counts one half
     score_difference: int = 0
+    # The win shares of the games of each duplicate deal (match, deal): games of one deck are
+    # not independent, so the interval counts the deals as lineit's results table does.
+    deals: dict[tuple[int, int], list[float]] = field(default_factory=dict)
 
     @property
     def mean_score_difference(self) -> float:
@@ -191,7 +194,8 @@ class HeadToHead:
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.wins, self.games)
+        _, low, high = grouped_rate(list(self.deals.values()))
+        return (low, high)
 
 
 def head_to_head(bot: Bot, *, max_games: int = 20_000) -> list[HeadToHead]:
@@ -214,8 +218,8 @@ def head_to_head(bot: Bot, *, max_games: int = 20_000) -> list[HeadToHead]:
     }
     tables: dict[int, HeadToHead] = {}
     games = Game.objects.filter(match_id__in=match_ids).order_by("-match_id", "index")
-    rows = games.values_list("match_id", "seats", "scores", "ranks")[:max_games]
-    for match_id, seats, scores, ranks in rows.iterator(chunk_size=2000):
+    rows = games.values_list("match_id", "deal", "seats", "scores", "ranks")[:max_games]
+    for match_id, deal, seats, scores, ranks in rows.iterator(chunk_size=2000):
         bots = [bot_of_entrant[(match_id, entrant)] for entrant in seats]
         if bot.pk not in bots:
             continue
@@ -226,7 +230,9 @@ def head_to_head(bot: Bot, *, max_games: int = 20_000) -> list[HeadToHead]:
             record = tables.setdefault(other, HeadToHead(opponent=Bot(pk=other)))
             record.games += 1
             record.score_difference += scores[mine] - scores[seat]
-            record.wins += 1.0 if ranks[mine] < ranks[seat] else 0.5 if ranks[mine] == ranks[seat] else 0.0
+            share = 1.0 if ranks[mine] < ranks[seat] else 0.5 if ranks[mine] == ranks[seat] else 0.0
+            record.wins += share
+            record.deals.setdefault((match_id, deal), []).append(share)
     opponents = Bot.objects.in_bulk(tables.keys())
     for other, record in tables.items():
         record.opponent = opponents[other]
