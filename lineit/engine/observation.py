@@ -225,72 +225,36 @@ class Observer:
         return observation
 
 
-# The keys whose values are lists of strings or integers only: a shallow copy is a whole one.
-_FLAT = frozenset(("market", "unseen", "legal_actions"))
-_VIEW_LISTS = ("line", "colour_counts", "hand", "tokens")
-
-
 def private_copy(observation: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``observation`` that shares no dict and no list with it, nor so with any other
-    observation, the state or the observer: what a bot may change as it likes. (An observation
-    shares its unchanged parts with the seat's earlier ones and with other seats'; the sandbox
-    compares them by identity to send only what changed.) Strings, integers and None are
-    immutable and kept. The parts of the documented shape are copied knowing it; any other
-    value is copied whole, whatever it holds."""
+    """A copy of an observation just made by an observer that shares no dict and no list with
+    any other observation, the state or the observer: what a bot may change as it likes.
+
+    An observer shares the parts that did not change (the players' views and their lists, the
+    jackpots, the unseen cards) between a seat's observations and between seats (the sandbox
+    compares them by identity to send only what changed): those are copied. The rest (its dict,
+    the players' list, the market, the turn and final-plays dicts, the recent and the legal
+    actions) is made anew for each observation, and copied too, so the bot's damage does not
+    even reach the observation it was copied from. tests/botkit/test_observation_isolation.py
+    damages every part of every observation a bot gets and checks that nobody else sees it."""
     copied = observation.copy()
-    for key, value in observation.items():
-        kind = type(value)
-        if kind is list:
-            if key in _FLAT:
-                copied[key] = value.copy()
-            elif key == "players":
-                copied[key] = [_copy_view(view) for view in value]
-            elif key == "jackpots" or key == "recent_actions":
-                copied[key] = [item.copy() if type(item) is list else _copy_value(item) for item in value]
-            else:
-                copied[key] = _copy_list(value)
-        elif kind is dict:
-            copied[key] = _copy_dict(value)
+    copied["players"] = [_copy_view(view) for view in observation["players"]]
+    copied["jackpots"] = [pile.copy() for pile in observation["jackpots"]]
+    copied["unseen"] = observation["unseen"].copy()
+    copied["market"] = observation["market"].copy()
+    copied["legal_actions"] = observation["legal_actions"].copy()
+    copied["recent_actions"] = [pair.copy() for pair in observation["recent_actions"]]
+    turn, final = observation["turn"], observation["final"]
+    if turn is not None:
+        copied["turn"] = turn.copy()
+    if final is not None:
+        copied["final"] = {"pass": final["pass"], "passed": final["passed"].copy()}
     return copied
 
 
-def _copy_view(view: object) -> object:
-    if type(view) is not dict:
-        return _copy_value(view)
+def _copy_view(view: dict[str, Any]) -> dict[str, Any]:
     copied = view.copy()
-    for key in _VIEW_LISTS:
-        value = copied.get(key)
-        if type(value) is list:
-            copied[key] = value.copy()
-    return copied if len(copied) == 9 else _copy_dict(copied)  # a view holds 9 keys, 4 of them lists
-
-
-def _copy_value(value: object) -> object:
-    kind = type(value)
-    if kind is list:
-        return _copy_list(value)  # type: ignore[arg-type]
-    if kind is dict:
-        return _copy_dict(value)  # type: ignore[arg-type]
-    return value
-
-
-def _copy_dict(mapping: dict[str, Any]) -> dict[str, Any]:
-    copied = mapping.copy()
-    for key, value in mapping.items():
-        kind = type(value)
-        if kind is list:
-            copied[key] = _copy_list(value)
-        elif kind is dict:
-            copied[key] = _copy_dict(value)
-    return copied
-
-
-def _copy_list(items: list[Any]) -> list[Any]:
-    copied = items.copy()
-    for index in range(len(copied)):
-        kind = type(copied[index])
-        if kind is list:
-            copied[index] = _copy_list(copied[index])
-        elif kind is dict:
-            copied[index] = _copy_dict(copied[index])
+    copied["line"] = view["line"].copy()
+    copied["colour_counts"] = view["colour_counts"].copy()
+    copied["hand"] = view["hand"].copy()
+    copied["tokens"] = view["tokens"].copy()
     return copied
