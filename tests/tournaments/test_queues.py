@@ -1,5 +1,5 @@
-"""Three queues on the real Redis: work someone waits for (validations, requested test matches)
-goes to ``interactive``, ladder and tournament matches to ``bulk``, the periodic tasks to
+"""Three queues on the real Redis: work someone waits for (validations, requested test matches,
+a new version's placement and SPRT games) goes to ``interactive``, ladder and tournament matches to ``bulk``, the periodic tasks to
 ``housekeeping``; a worker on several queues serves them in the order named; and an interactive
 worker validates an upload while a long ladder match keeps the bulk worker busy."""
 
@@ -59,17 +59,19 @@ def test_each_kind_of_work_is_sent_to_its_queue(broker, version_factory, alice) 
     match_schedule(versions=versions, games=2, limits=QUICK)  # requested by someone: interactive
     match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
     match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.TOURNAMENT)
+    match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.PLACEMENT)
+    match_schedule(versions=versions, games=2, limits=QUICK, origin=Match.Origin.SPRT)
     bot_version_upload(
         bot=bot_create(owner=alice, name="queued"),
         uploaded_by=alice,
         filename="bot.py",
         content=b"def act(o):\n    return o['legal_actions'][0]\n",
     )
-    assert waiting(broker) == {INTERACTIVE: 2, BULK: 2, HOUSEKEEPING: 0}
+    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: 0}
     # beat sends the periodic tasks by name: each is routed to housekeeping
     for task in settings.CELERY_BEAT_SCHEDULE.values():
         app.send_task(task["task"])
-    assert waiting(broker) == {INTERACTIVE: 2, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE)}
+    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE)}
 
 
 def test_a_lost_message_is_sent_again_to_the_queue_of_its_match(broker, version_factory) -> None:  # type: ignore[no-untyped-def]

@@ -66,9 +66,11 @@ class Match(models.Model):
         CANCELLED = "cancelled"
 
     class Origin(models.TextChoices):
-        MANUAL = "manual"
+        MANUAL = "manual"  # a test match someone requested
         LADDER = "ladder"
         TOURNAMENT = "tournament"
+        PLACEMENT = "placement"  # a new version's first rated games
+        SPRT = "sprt", "SPRT"  # a new version against the previous one, until a sequential test decides
 
     PENDING = (Status.QUEUED, Status.RUNNING)
 

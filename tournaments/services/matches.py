@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 
 # Matches someone waits for go to the interactive queue, the others to the bulk queue.
-INTERACTIVE_ORIGINS = frozenset({Match.Origin.MANUAL})
+INTERACTIVE_ORIGINS = frozenset({Match.Origin.MANUAL, Match.Origin.PLACEMENT, Match.Origin.SPRT})
 
 
 def match_queue(origin: str) -> str:
