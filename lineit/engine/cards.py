@@ -18,7 +18,7 @@ CARD_COUNT: Final = len(ALL_CARDS)
 COLOURS: Final = ("red", "blue", "green", "yellow")
 JACKPOT_SYMBOLS: Final = ("heart", "diamond", "leaf", "star")
 
-# RULES.md, Components: the colour of a number card is fixed by ``n mod 4``.
+# docs/rules.md, "The cards": the colour of a number card is fixed by ``n mod 4``.
 _COLOUR_BY_REMAINDER: Final = {1: "red", 2: "blue", 3: "green", 0: "yellow"}
 
 # Index into COLOURS for every card id (bet cards have no colour: -1).
