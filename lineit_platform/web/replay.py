@@ -107,6 +107,7 @@ def replay_view(document: Mapping[str, Any]) -> dict[str, Any]:
         "ranks": verdict.ranks or final.ranks(),
         "forfeits": list(document.get("forfeits") or []),
         "warning": "" if verdict.ok else verdict.message,
+        "claims": list(verdict.claims[1:]),  # each forfeit's cause: the moves cannot show it
         "positions": positions,
         "decisions": decisions,
     }

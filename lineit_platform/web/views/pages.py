@@ -140,9 +140,14 @@ def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:
     except ReplayError as error:
         context["error"] = str(error)
         return render(request, "web/replay.html", context, status=200)
+    # The match's stored failures are the authority on forfeits (and so on the ranks): the
+    # replay's are shown against them, a difference as a warning.
+    forfeits = list(game.forfeits)
+    if sorted(view["forfeits"]) != sorted(forfeits) and not view["warning"]:
+        view["warning"] = f"the replay names forfeits {view['forfeits']}, the match's records {forfeits}"
     result = [
-        {"seat": seat, "name": name, "score": score, "rank": rank, "forfeit": seat in view["forfeits"]}
-        for seat, (name, score, rank) in enumerate(zip(view["players"], view["scores"], view["ranks"]))
+        {"seat": seat, "name": name, "score": score, "rank": rank, "forfeit": seat in forfeits}
+        for seat, (name, score, rank) in enumerate(zip(view["players"], view["scores"], game.ranks, strict=False))
     ]
     context.update(view=view, sections=replay_sections(view), result=result)
     return render(request, "web/replay.html", context)
