@@ -3,7 +3,7 @@ sandbox package supplies isolated ones with the same methods."""
 
 from __future__ import annotations
 
-import copy
+import marshal
 import tempfile
 import traceback
 from pathlib import Path
@@ -35,6 +35,13 @@ class Player(Protocol):
     def stderr_tail(self) -> str: ...
 
     def close(self) -> None: ...
+
+
+def _whole_copy(value: dict[str, Any]) -> dict[str, Any]:
+    """A copy sharing nothing with ``value`` (plain data: marshal's version 2 writes no
+    back-references), many times faster than copy.deepcopy."""
+    copied: dict[str, Any] = marshal.loads(marshal.dumps(value, 2))
+    return copied
 
 
 def last_traceback_line(error: BaseException) -> str:
@@ -97,13 +104,13 @@ class InProcessPlayer:
         return self._policy
 
     def start_game(self, info: dict[str, Any], timeout: float) -> None:
-        self._timed(timeout, EXCEPTION, self._require().start_game, copy.deepcopy(info))
+        self._timed(timeout, EXCEPTION, self._require().start_game, _whole_copy(info))
 
     def act(self, observation: dict[str, Any], timeout: float) -> Any:
         return self._timed(timeout, EXCEPTION, self._require().act, private_copy(observation))
 
     def end_game(self, result: dict[str, Any], timeout: float) -> None:
-        self._timed(timeout, EXCEPTION, self._require().end_game, copy.deepcopy(result))
+        self._timed(timeout, EXCEPTION, self._require().end_game, _whole_copy(result))
 
     def stderr_tail(self) -> str:
         return ""
