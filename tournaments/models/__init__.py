@@ -2,7 +2,16 @@
 ``ratings`` (live ratings, their events and the writer's ledger) and ``tournaments`` (tournaments,
 their entries and recurring templates). Django reads an app's models from this module."""
 
-from .matches import Game, GameFailure, Match, MatchEntrant, MatchQuerySet, compress_replay, decompress_replay
+from .matches import (
+    Game,
+    GameFailure,
+    LiveGame,
+    Match,
+    MatchEntrant,
+    MatchQuerySet,
+    compress_replay,
+    decompress_replay,
+)
 from .ratings import Rating, RatingEvent, RatingLedger
 from .tournaments import TOURNAMENT_SETTINGS, RecurringTournament, Tournament, TournamentEntry, TournamentSettings
 
@@ -10,6 +19,7 @@ __all__ = [
     "TOURNAMENT_SETTINGS",
     "Game",
     "GameFailure",
+    "LiveGame",
     "Match",
     "MatchEntrant",
     "MatchQuerySet",

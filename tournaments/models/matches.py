@@ -202,6 +202,33 @@ class Game(models.Model):
         return public_replay(decompress_replay(self.replay))
 
 
+class LiveGame(models.Model):
+    """A game of a running match, kept from when it ends until the match ends: what its page lets
+    one watch while the rest is played. Written by the worker as each game ends (one row per game
+    of the current attempt, ``attempt``); the Game rows, written once with the whole result, stay
+    the record, and these are removed when the match ends or is claimed again."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="live_games")
+    attempt = models.PositiveIntegerField()
+    index = models.PositiveIntegerField()
+    seats = models.JSONField()  # entrant index per seat
+    scores = models.JSONField()  # per seat
+    ranks = models.JSONField()  # per seat
+    replay = models.BinaryField()  # as Game.replay
+    ended_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [models.UniqueConstraint(fields=["match", "attempt", "index"], name="unique_live_game")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} game {self.index} (being played)"
+
+    def replay_document(self) -> dict[str, Any]:
+        """The replay as anyone may read it, as Game.replay_document."""
+        return public_replay(decompress_replay(self.replay))
+
+
 class GameFailure(models.Model):
     """What went wrong with one seat in one game. The kind and the decision are public; the
     message and the stderr tail are the bot's own text, for its owner (and staff) only."""
