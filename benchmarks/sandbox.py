@@ -1,6 +1,12 @@
 """Sandbox speed: decision round trip, bot start-up, and the wall time of a 100-game match,
 sandboxed against in-process, for the random bot. Run: .venv/bin/python benchmarks/sandbox.py
 
+``--startup-only`` measures only the start-up to ready (and the memory) of three bots, their
+starts interleaved: one that imports nothing, one that imports the engine (``lineit.engine``,
+the goal is a median under 50 ms) and one that imports numpy (when installed), each against a
+bare ``python -I -S`` of the same run. Memory is the host process's peak resident set (VmHWM)
+and address space (VmPeak, what the memory limit counts) once the bot is ready.
+
 The goal (issue 3) is the median overhead per decision of a match: the "real games" lines time
 every decision of the referee's games (run_match, the players sharing one TurnGate, as
 run_sandboxed_match plays them), sandboxed and in-process. In a two-player game about four
@@ -22,13 +28,15 @@ import argparse
 import os
 import statistics
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from lineit.botkit.limits import Limits
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from lineit.botkit.schedule import MatchSpec
-from lineit.botkit.sources import builtin_source
+from lineit.botkit.sources import BotSource, builtin_source
 from lineit.engine import new_game
 from lineit.sandbox import SandboxedPlayer, TurnGate, detect_tier, run_sandboxed_match
 
@@ -126,6 +134,61 @@ def bare_starts(count: int) -> list[float]:
     return times
 
 
+STARTUP_BOTS = {
+    "nothing imported": "def act(observation):\n    return observation['legal_actions'][0]\n",
+    "lineit.engine imported": "import lineit.engine\nfrom lineit.engine import determinize\n\n"
+    "def act(observation):\n    return observation['legal_actions'][0]\n",
+    "numpy imported": "import numpy\n\ndef act(observation):\n    return observation['legal_actions'][0]\n",
+}
+
+
+def memory_kb(pid: int) -> dict[str, int]:
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmHWM", "VmPeak"):
+            fields[name] = int(value.split()[0])
+    return fields
+
+
+def startups(tiers: list[str], count: int) -> None:
+    """Start-up to ready of each STARTUP_BOTS bot in each tier, interleaved, with its memory."""
+    from lineit.sandbox.runtime import allowed_packages
+
+    bots = dict(STARTUP_BOTS)
+    if not any(package.name == "numpy" for package in allowed_packages()):
+        del bots["numpy imported"]
+        print("numpy is not installed: its start-up is not measured")
+    bare = bare_starts(count)
+    print(f"floor, bare python -I -S start-up: median {statistics.median(bare) * 1e3:.1f} ms")
+    with tempfile.TemporaryDirectory() as folder:
+        sources = {}
+        for index, (label, code) in enumerate(bots.items()):
+            path = Path(folder) / f"startup_{index}.py"
+            path.write_text(code)
+            sources[label] = BotSource(name=label, path=path)
+        times: dict[tuple[str, str], list[float]] = {(tier, label): [] for tier in tiers for label in bots}
+        memory: dict[tuple[str, str], dict[str, int]] = {}
+        for _ in range(count + 1):  # the first round warms up (the runtime folder, the page cache)
+            for tier in tiers:
+                for label, source in sources.items():
+                    player = SandboxedPlayer(source, Limits(), tier=tier)
+                    started = time.perf_counter()
+                    player.start(10)
+                    times[tier, label].append(time.perf_counter() - started)
+                    assert player.pid is not None
+                    memory[tier, label] = memory_kb(player.pid)
+                    player.cleanup()
+        for (tier, label), found in times.items():
+            found = found[1:]
+            peak = memory[tier, label]
+            print(
+                f"{tier} start-up to ready, {label}: median {statistics.median(found) * 1e3:.1f} ms, "
+                f"max {max(found) * 1e3:.1f} ms ({statistics.median(found) / statistics.median(bare):.1f}x a bare "
+                f"python); peak RSS {peak['VmHWM'] / 1024:.1f} MB, address space {peak['VmPeak'] / 1024:.1f} MB"
+            )
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -137,11 +200,15 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=20)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=2, choices=range(2, 6), help="seats of the real games")
+    parser.add_argument("--startup-only", action="store_true", help="only the start-up and memory of three bots")
     args = parser.parse_args()
     allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(allowed)})
     report = detect_tier()
     print(f"tiers working: {', '.join(report.working) or 'none'}; pinned to CPU {min(allowed)}")
+    if args.startup_only:
+        startups(report.working, args.starts)
+        return
     limits = Limits()
     source = builtin_source("random")
     samples = observations(args.decisions)
