@@ -11,15 +11,15 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+from django.db.models import Count, Q, Sum
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_POST
 
 from bots.models import Bot
 from lineit_platform.errors import ApplicationError
-from tournaments.models import Tournament
+from tournaments.models import Match, Tournament
 from tournaments.selectors.tournaments import tournament_bracket, tournament_rounds, tournament_standings
 from tournaments.services.tournaments.creation import tournament_sign_up
 
@@ -76,8 +76,46 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "bracket": bracket_drawing(bracket) if bracket else None,
         "champion": versions.get(bracket["champion"]) if bracket and bracket.get("champion") else None,
         "my_bots": _my_bots(request, tournament),
+        "live_state": progress_of(tournament)["state"] if tournament.status == Tournament.Status.RUNNING else "",
     }
     return render(request, "tournaments/detail.html", context)
+
+
+def tournament_progress(request: HttpRequest, pk: int) -> JsonResponse:
+    """What a running tournament's page polls (web/live.js): its round, and the matches and
+    games of that round played so far. ``state`` changes when a match of the round ends or a new
+    round starts: the page is drawn again then, with the results."""
+    tournament = get_object_or_404(Tournament.objects.only("id", "status", "round_number"), pk=pk)
+    return JsonResponse(progress_of(tournament))
+
+
+def progress_of(tournament: Tournament) -> dict[str, Any]:
+    matches = Match.objects.filter(tournament=tournament, tournament_round=tournament.round_number)
+    counts = matches.aggregate(
+        total=Count("id"),
+        ended=Count("id", filter=~Q(status__in=Match.PENDING)),
+        games=Sum("games"),
+        played=Sum("games_played"),
+    )
+    ended, total = counts["ended"], counts["total"]
+    data = {
+        "id": tournament.pk,
+        "status": tournament.status,
+        "round": tournament.round_number,
+        "state": f"{tournament.status}:{tournament.round_number}:{ended}",
+        "matches": total,
+        "matches_ended": ended,
+        "games": counts["games"] or 0,
+        "games_played": counts["played"] or 0,
+    }
+    if tournament.status == Tournament.Status.RUNNING:
+        data["text"] = (
+            f"Playing round {tournament.round_number}: {ended} of {total} matches done, "
+            f"{data['games_played']} of {data['games']} games played."
+        )
+    else:
+        data["text"] = f"The tournament is {tournament.get_status_display().lower()}."
+    return data
 
 
 def _my_bots(request: HttpRequest, tournament: Tournament) -> list[Bot]:
@@ -245,5 +283,6 @@ def _line(from_column: int, from_top: float, to_column: int, to_top: float, slot
 urlpatterns: list[URLPattern] = [
     path("tournaments/", tournament_list, name="tournament-list"),
     path("tournaments/<int:pk>/", tournament_detail, name="tournament-detail"),
+    path("tournaments/<int:pk>/progress.json", tournament_progress, name="tournament-progress"),
     path("tournaments/<int:pk>/sign-up/", tournament_sign_up_view, name="tournament-sign-up"),
 ]

@@ -34,6 +34,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("bots/<botname:name>/v<int:number>/retire/", versions.version_retire, name="version-retire"),
     path("matches/new/", account.match_request, name="match-request"),
     path("matches/<int:pk>/", pages.match_detail, name="match-detail"),
+    path("matches/<int:pk>/progress.json", pages.match_progress, name="match-progress"),
+    path("matches/<int:pk>/live/<int:index>/", pages.live_replay_viewer, name="live-replay-viewer"),
+    path("matches/<int:pk>/live/<int:index>.json", pages.live_replay_json, name="live-replay-json"),
     path("games/<int:pk>/replay/", pages.replay_viewer, name="replay-viewer"),
     path("accounts/signup/", account.signup, name="signup"),
     path(

@@ -179,7 +179,8 @@ def test_a_round_robin_page_shows_each_round_and_its_standings(version_factory, 
     )
     tournament = tournament_start(tournament_id=tournament.pk)
     running = client.get(f"/tournaments/{tournament.pk}/").content.decode()
-    assert "<svg" not in running and "(playing)" in running and 'http-equiv="refresh"' in running
+    assert "<svg" not in running and "(playing)" in running and 'http-equiv="refresh"' not in running
+    assert "web/live.js" in running  # it follows its round by script
     tournament = play_out(tournament)
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert page.count('<h3 id="round-') == 3 and page.count('<span class="muted">bye</span>') == 3

@@ -66,7 +66,7 @@ def test_creating_a_bot_then_uploading_a_version(client, alice, django_capture_o
     assert response.status_code == 302 and response.url == reverse("version-detail", args=["dora-bot", 1])
     assert version.status == "validating" and len(callbacks) == 1  # its validation is queued
     page = client.get(response.url).content.decode()
-    assert "validating" in page and 'http-equiv="refresh"' in page
+    assert "validating" in page and 'http-equiv="refresh"' not in page and "web/live.js" in page
     assert "dora-bot" in client.get(reverse("my-bots")).content.decode()
 
 

@@ -148,12 +148,12 @@ def test_match_page_shows_seats_games_replays_and_failure_details_only_to_the_ow
     assert "forfeit" in html
 
 
-def test_a_pending_match_refreshes_itself(client, version_factory) -> None:  # type: ignore[no-untyped-def]
+def test_a_pending_match_follows_itself_by_script(client, version_factory) -> None:  # type: ignore[no-untyped-def]
     from tournaments.services.matches import match_schedule
 
     match = match_schedule(versions=[version_factory(), version_factory()], games=2)
     html = client.get(reverse("match-detail", args=[match.pk])).content.decode()
-    assert 'http-equiv="refresh"' in html and "Waiting for a worker" in html
+    assert 'http-equiv="refresh"' not in html and "Waiting for a worker" in html and "web/live.js" in html
 
 
 def test_replay_page_embeds_every_position_the_engine_computes(client, played) -> None:  # type: ignore[no-untyped-def]

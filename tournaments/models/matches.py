@@ -73,6 +73,9 @@ class Match(models.Model):
         SPRT = "sprt", "SPRT"  # a new version against the previous one, until a sequential test decides
 
     PENDING = (Status.QUEUED, Status.RUNNING)
+    # Origins someone waits for: sent to the interactive queue, the others to the bulk queue
+    # (tournaments/services/matches.py: match_queue; docs/platform.md, "Queues").
+    INTERACTIVE_ORIGINS = frozenset({Origin.MANUAL, Origin.PLACEMENT, Origin.SPRT})
 
     ruleset = models.CharField(max_length=20)
     rules_version = models.CharField(max_length=20)

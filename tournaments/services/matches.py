@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from bots.runner import sandbox_match_run
-from bots.services import bot_validations_resend
+from bots.services import bot_validations_resend, bot_versions_match_health_record
 from lineit.botkit.limits import Limits
 from lineit.botkit.referee import GameRecord, MatchResult, PlatformFailure
 from lineit.botkit.schedule import MatchSpec, longest_seconds
@@ -27,14 +27,13 @@ from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
 from lineit_platform.queueing import BULK, INTERACTIVE, resend_lost, send_after_commit
 
-from ..models import Game, GameFailure, Match, MatchEntrant, compress_replay
+from ..models import Game, GameFailure, LiveGame, Match, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
 
 logger = logging.getLogger(__name__)
 
 
-# Matches someone waits for go to the interactive queue, the others to the bulk queue.
-INTERACTIVE_ORIGINS = frozenset({Match.Origin.MANUAL, Match.Origin.PLACEMENT, Match.Origin.SPRT})
+INTERACTIVE_ORIGINS = Match.INTERACTIVE_ORIGINS
 
 
 def match_queue(origin: str) -> str:
@@ -56,7 +55,8 @@ def _ended(match: Match) -> None:
     The one call from the matches domain up to the tournaments domain. It only sends the
     tournament's advance task (by name, after commit), which locks the tournament and advances it
     once every match of its round has ended; a lost message (broker down) is made up for by the
-    tournaments tick."""
+    tournaments tick. Its live games go: its Game rows (or nothing) are what remains."""
+    LiveGame.objects.filter(match_id=match.pk).delete()
     if match.tournament_id is not None:
         tournament = match.tournament_id
         send_after_commit(
@@ -163,6 +163,7 @@ def match_claim(*, match_id: int, worker: str) -> Match | None:
     )
     if not claimed:
         return None
+    LiveGame.objects.filter(match_id=match_id).delete()  # an earlier attempt's
     return Match.objects.get(pk=match_id)
 
 
@@ -216,6 +217,22 @@ class _Progress:
 
     def __call__(self, record: GameRecord) -> None:
         self.played += 1
+        # The game, to be watched at once: one row, in its own transaction (a stale attempt's
+        # rows are never shown, and are removed when the match is claimed again or ends).
+        LiveGame.objects.bulk_create(
+            [
+                LiveGame(
+                    match_id=self.match_id,
+                    attempt=self.attempt,
+                    index=record.index,
+                    seats=list(record.seats),
+                    scores=list(record.scores),
+                    ranks=list(record.ranks),
+                    replay=compress_replay(record.replay),
+                )
+            ],
+            ignore_conflicts=True,
+        )
         if time.monotonic() - self.written >= self.every:
             self.written = time.monotonic()
             Match.objects.filter(pk=self.match_id, attempts=self.attempt, status=Match.Status.RUNNING).update(
@@ -276,9 +293,28 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
     match.save(
         update_fields=["status", "finished_at", "sandbox_tier", "games_played", "entrant_summary", "failure_count"]
     )
+    if match.ranked:
+        _health_record(match, entrants, result)
     ratings_apply_pending()
     _ended(match)
     return True
+
+
+def _health_record(match: Match, entrants: dict[int, MatchEntrant], result: MatchResult) -> None:
+    """A ranked match counts in each entrant's run of failing matches (docs/platform.md, "Failure
+    health"): it failed in it when it forfeited a game by its own fault. A platform fault never
+    counts (it stops the match before any result: match_release). A placement match ended: the
+    ladder tick, sent after commit, schedules the next one without waiting for beat."""
+    failing: dict[int, str] = {}
+    for record in result.games:
+        for failure in record.failures:
+            if failure.seat >= 0 and failure.bots_fault:
+                version_id = entrants[record.seats[failure.seat]].version_id
+                failing.setdefault(version_id, f"{failure.kind} in game {record.index + 1}")
+    clean = {entrant.version_id for entrant in entrants.values()} - set(failing)
+    bot_versions_match_health_record(match_id=match.pk, failing=failing, clean=clean)
+    if match.origin == Match.Origin.PLACEMENT:
+        send_after_commit("tournaments.tasks.ladder_tick", what=f"the placement after match {match.pk}")
 
 
 def entrant_summary(entrants: Iterable[MatchEntrant]) -> list[dict[str, Any]]:

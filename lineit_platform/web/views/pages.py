@@ -8,15 +8,16 @@ from functools import partial
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from bots.models import Bot, BotVersion, reads_text_of
 from lineit.botkit.untrusted import safe_text
 from lineit.engine import RULESETS, ReplayError
-from tournaments.models import Game, Match
+from tournaments.models import Game, LiveGame, Match
 from tournaments.selectors.matches import Row, head_to_head, recent_matches
 from tournaments.selectors.matches import match_detail as read_match
+from tournaments.selectors.progress import match_progress as read_progress
 from tournaments.selectors.ratings import active_leaderboard
 
 from .. import selectors
@@ -71,6 +72,7 @@ def version_status(request: HttpRequest, name: str, number: int) -> JsonResponse
     data = {
         "label": version.label,
         "status": version.status,
+        "state": version.status,  # what the version page's web/live.js reloads on when it changes
         "rejection_reason": safe_text(version.rejection_summary),
         "url": reverse("version-detail", args=[version.bot.name, version.number]),
     }
@@ -128,13 +130,77 @@ def _failures(match: Row) -> list[dict[str, Any]]:
     ]
 
 
+def match_progress(request: HttpRequest, pk: int) -> JsonResponse:
+    """What a pending match's page polls (tournaments/selectors/progress.py): its queue position
+    and estimate, or its games as they end."""
+    data = read_progress(pk)
+    if data is None:
+        raise Http404(f"no match {pk}")
+    return JsonResponse(data)
+
+
+def live_replay_viewer(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+    """A game of a running match, watched before the match ends (its LiveGame row); once the
+    match ends, the game's own replay page."""
+    match = get_object_or_404(Match.objects.only("id", "status", "attempts"), pk=pk)
+    game = LiveGame.objects.filter(match=match, attempt=match.attempts, index=index).first()
+    if game is None or match.status != Match.Status.RUNNING:
+        ended = Game.objects.filter(match=match, index=index).values_list("pk", flat=True).first()
+        if ended is None:
+            raise Http404(f"game {index} of match {pk} is not being played")
+        return redirect("replay-viewer", ended)
+    return _replay_page(
+        request,
+        game=game,
+        match=match,
+        document=game.replay_document(),
+        forfeits=None,
+        json_url=reverse("live-replay-json", args=[pk, index]),
+    )
+
+
+def live_replay_json(request: HttpRequest, pk: int, index: int) -> JsonResponse:
+    game = get_object_or_404(
+        LiveGame.objects.only("replay"), match_id=pk, index=index, match__status=Match.Status.RUNNING
+    )
+    return JsonResponse(game.replay_document())
+
+
 def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:
     game = get_object_or_404(Game.objects.select_related("match"), pk=pk)
     try:
         document = game.replay_document()
     except (ValueError, TypeError) as error:
         raise Http404(f"replay of game {pk} is unreadable") from error
-    context: dict[str, object] = {"game": game, "match": game.match, "document": document}
+    return _replay_page(
+        request,
+        game=game,
+        match=game.match,
+        document=document,
+        forfeits=list(game.forfeits),
+        json_url=reverse("replay-json", args=[game.pk]),
+    )
+
+
+def _replay_page(
+    request: HttpRequest,
+    *,
+    game: Game | LiveGame,
+    match: Match,
+    document: dict[str, Any],
+    forfeits: list[int] | None,
+    json_url: str,
+) -> HttpResponse:
+    """The replay viewer. ``forfeits``: the match's stored record of them (the authority), or
+    None for a game still being played, whose forfeits are only the replay's own until the
+    match's result is recorded."""
+    context: dict[str, object] = {
+        "game": game,
+        "match": match,
+        "document": document,
+        "json_url": json_url,
+        "live": forfeits is None,
+    }
     try:
         view = replay_view(document)
     except ReplayError as error:
@@ -142,7 +208,8 @@ def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "web/replay.html", context, status=200)
     # The match's stored failures are the authority on forfeits (and so on the ranks): the
     # replay's are shown against them, a difference as a warning.
-    forfeits = list(game.forfeits)
+    if forfeits is None:
+        forfeits = list(view["forfeits"])
     if sorted(view["forfeits"]) != sorted(forfeits) and not view["warning"]:
         view["warning"] = f"the replay names forfeits {view['forfeits']}, the match's records {forfeits}"
     result = [
