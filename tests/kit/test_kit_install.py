@@ -96,9 +96,12 @@ def test_every_command_works_from_the_kit_alone(kit_env):
     version = run(kit_env, "--version")
     assert version.returncode == 0 and version.stdout.startswith(f"lineit {__version__} (rules ")
     assert run(kit_env, "doctor").returncode == 0
-    assert "Line-it" in run(kit_env, "rules").stdout
+    rules = run(kit_env, "rules")
+    assert rules.returncode == 0 and rules.stdout.strip() == (ROOT / "docs" / "rules.md").read_text().strip()
+    new = run(kit_env, "new", "mybot")
+    assert new.returncode == 0, new.stderr
 
-    played = run(kit_env, "match", "random", "greedy", "--games", "2", "--replays", "replays", "--json")
+    played = run(kit_env, "match", "mybot", "greedy", "--games", "2", "--replays", "replays", "--json")
     assert played.returncode == 0, played.stderr
     summary = json.loads(played.stdout)
     assert summary["match"]["games"] == 2 and len(summary["games"]) == 2
