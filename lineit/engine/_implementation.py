@@ -14,25 +14,26 @@ build, or when ``LINEIT_PURE_ENGINE=1``, it makes the three modules load from th
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 from typing import Final
 
+# No pathlib and no importlib.abc here: every bot that imports the engine imports this module,
+# and those two (with what they import) were half of its start-up in the sandbox.
+
 COMPILED_MODULES: Final = ("line", "observation", "state")
 MANIFEST: Final = "native.json"
-_HERE: Final = Path(__file__).resolve().parent
+_HERE: Final = os.path.dirname(os.path.realpath(__file__))
 _PACKAGE: Final = __name__.rpartition(".")[0]
 
 
 def source_hash(name: str) -> str:
-    return hashlib.sha256((_HERE / f"{name}.py").read_bytes()).hexdigest()
+    with open(os.path.join(_HERE, f"{name}.py"), "rb") as source:
+        return hashlib.sha256(source.read()).hexdigest()
 
 
 def compiled_build_problem() -> str | None:
@@ -40,29 +41,33 @@ def compiled_build_problem() -> str | None:
     if os.environ.get("LINEIT_PURE_ENGINE") == "1":
         return "LINEIT_PURE_ENGINE=1 asks for the Python source"
     try:
-        manifest = json.loads((_HERE / MANIFEST).read_text())
+        with open(os.path.join(_HERE, MANIFEST), encoding="utf-8") as file:
+            manifest = json.load(file)
     except (OSError, ValueError):
         return "not compiled (run `make engine` or scripts/build_engine.py)"
     if not isinstance(manifest, dict) or manifest.get("python") != sys.implementation.cache_tag:
         return f"compiled for another Python than {sys.implementation.cache_tag}"
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
     for name in COMPILED_MODULES:
-        if not any((_HERE / f"{name}{suffix}").exists() for suffix in suffixes):
+        if not any(os.path.exists(os.path.join(_HERE, f"{name}{suffix}")) for suffix in suffixes):
             return f"the compiled {name} module is missing"
         if manifest.get("sources", {}).get(name) != source_hash(name):
             return f"{name}.py changed since it was compiled (run `make engine`)"
     return None
 
 
-class _SourceFirst(importlib.abc.MetaPathFinder):
-    """Loads the hot modules from their ``.py`` source even where an extension module exists."""
+class _SourceFirst:
+    """Loads the hot modules from their ``.py`` source even where an extension module exists (a
+    meta path finder: an object with ``find_spec``)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         package, _, name = fullname.rpartition(".")
         if package == _PACKAGE and name in COMPILED_MODULES:
-            return importlib.util.spec_from_file_location(fullname, _HERE / f"{name}.py")
+            import importlib.util  # only when the source is asked for
+
+            return importlib.util.spec_from_file_location(fullname, os.path.join(_HERE, f"{name}.py"))
         return None
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .actions import parse_action
 from .deal import new_game
@@ -222,8 +221,7 @@ def replay_game(document: Mapping[str, Any]) -> GameState:
     return _run(doc)
 
 
-@dataclass(frozen=True)
-class Verification:
+class Verification(NamedTuple):  # a NamedTuple, not a dataclass: importing dataclasses is a fifth of a bot's start-up
     """``ok``: the game replays and every field that can be checked is right. ``claims``: what
     the replay says that the moves cannot show, in words: first, always, who played each seat;
     then each forfeit's cause. The message names the forfeits' claims (the first claim holds for
@@ -236,8 +234,7 @@ class Verification:
     claims: tuple[str, ...] = ()
 
 
-@dataclass
-class _Forfeit:
+class _Forfeit(NamedTuple):
     seat: int
     kind: str | None  # None: the replay records no failure for the seat
     decision: int  # the failed decision, -1 before the game's first
