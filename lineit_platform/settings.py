@@ -271,6 +271,8 @@ SANDBOX_PIN_CPU = env_bool("SANDBOX_PIN_CPU", True)
 # but not for ever: one pending for longer than this is passed over (the later ones are rated
 # without it) and rated when it ends, after them (tournaments/services/ratings.py).
 RATINGS_WAIT_SECONDS = env_int("RATINGS_WAIT_SECONDS", 900, minimum=0)
+# The whole-history fit beside Elo (tournaments/services/ratings_fit.py) runs this often.
+RATINGS_FIT_SECONDS = env_float("RATINGS_FIT_SECONDS", 3600.0, minimum=10.0)
 
 LADDER_ENABLED = env_bool("LADDER_ENABLED", True)
 LADDER_RULESETS = env_list("LADDER_RULESETS", ["standard"])
@@ -329,6 +331,7 @@ CELERY_TASK_ROUTES = {
             "ladder_tick",
             "matches_sweep",
             "ratings_apply",
+            "ratings_fit_task",
             "tournaments_tick",
             "tournament_start_task",
             "tournament_advance_task",
@@ -341,6 +344,7 @@ CELERY_BEAT_SCHEDULE = {
     "ladder-tick": {"task": "tournaments.tasks.ladder_tick", "schedule": LADDER_INTERVAL_SECONDS},
     "matches-sweep": {"task": "tournaments.tasks.matches_sweep", "schedule": SWEEP_INTERVAL_SECONDS},
     "ratings-apply": {"task": "tournaments.tasks.ratings_apply", "schedule": SWEEP_INTERVAL_SECONDS},
+    "ratings-fit": {"task": "tournaments.tasks.ratings_fit_task", "schedule": RATINGS_FIT_SECONDS},
     # Starts due tournaments, advances any whose round ended unnoticed, makes recurring ones.
     "tournaments-tick": {"task": "tournaments.tasks.tournaments_tick", "schedule": SWEEP_INTERVAL_SECONDS},
 }

@@ -56,6 +56,14 @@ def ratings_apply() -> int:
     return ratings_apply_pending()
 
 
+@shared_task(acks_late=True, time_limit=1800, soft_time_limit=1750)
+def ratings_fit_task() -> int:
+    """The whole-history fit of every ruleset, every RATINGS_FIT_SECONDS: the versions rated."""
+    from tournaments.services.ratings_fit import ratings_fit_all
+
+    return sum(run.versions for run in ratings_fit_all())
+
+
 # --- Tournaments: each task calls one idempotent service; the tick is the safety net. ---------
 
 

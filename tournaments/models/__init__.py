@@ -12,7 +12,7 @@ from .matches import (
     compress_replay,
     decompress_replay,
 )
-from .ratings import Rating, RatingEvent, RatingLedger
+from .ratings import Rating, RatingEvent, RatingFit, RatingFitRun, RatingLedger
 from .tournaments import TOURNAMENT_SETTINGS, RecurringTournament, Tournament, TournamentEntry, TournamentSettings
 
 __all__ = [
@@ -25,6 +25,8 @@ __all__ = [
     "MatchQuerySet",
     "Rating",
     "RatingEvent",
+    "RatingFit",
+    "RatingFitRun",
     "RatingLedger",
     "RecurringTournament",
     "Tournament",

@@ -65,3 +65,52 @@ class RatingLedger(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class RatingFitRun(models.Model):
+    """One whole-history fit of a ruleset and rules version (services/ratings_fit.py): what it
+    read and what it wrote. Its RatingFit rows replace the previous run's in one transaction."""
+
+    ruleset = models.CharField(max_length=20)
+    rules_version = models.CharField(max_length=20)
+    fitted_at = models.DateTimeField()
+    games = models.PositiveIntegerField()
+    versions = models.PositiveIntegerField()  # rated in the fit: those of the main component
+    disconnected = models.PositiveIntegerField(default=0)  # versions that never met the main component
+    interval = models.CharField(max_length=30)  # "curvature", or "curvature-diagonal" for large pools
+    prior_elo = models.FloatField(null=True, blank=True)
+    seconds = models.FloatField()  # reading the games and fitting them
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["ruleset", "rules_version", "-id"], name="rating_fit_run_latest")]
+
+    def __str__(self) -> str:
+        return f"fit {self.pk} {self.ruleset} {self.rules_version}"
+
+
+class RatingFit(models.Model):
+    """The whole-history rating of one version in one ruleset (and rules version), with its 95%
+    interval [low, high] and the ranks that interval allows among the versions fitted with it."""
+
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="rating_fits")
+    ruleset = models.CharField(max_length=20)
+    rules_version = models.CharField(max_length=20)
+    run = models.ForeignKey(RatingFitRun, on_delete=models.CASCADE, related_name="fits")
+    rating = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    games = models.PositiveIntegerField()
+    rank_best = models.PositiveIntegerField()
+    rank_worst = models.PositiveIntegerField()
+    fitted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["ruleset", "-low"]
+        constraints = [
+            # Also the leaderboard's join from its Rating row.
+            models.UniqueConstraint(fields=["version", "ruleset", "rules_version"], name="unique_rating_fit"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version_id} {self.ruleset}: {self.rating:.1f} [{self.low:.1f}, {self.high:.1f}]"
