@@ -21,6 +21,7 @@ import itertools
 import multiprocessing
 import sys
 import time
+from collections import defaultdict
 from dataclasses import replace
 
 from lineit.botkit.limits import Limits
@@ -29,6 +30,7 @@ from lineit.botkit.referee import MatchResult, run_match
 from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import resolve_bot
 from lineit.botkit.summary import summarize
+from lineit.stats.intervals import grouped_rate
 
 BOTS = ("random", "greedy", "heuristic", "search")
 SEARCH_SHARE_OF_MOVE = 0.5  # lineit/builtin/search_bot.py BUDGET_FRACTION
@@ -70,23 +72,32 @@ def print_pairing(pairing: tuple[str, str], result: MatchResult, elapsed: float,
     deals = len({game.deal for game in result.games})
     label = f"{pairing[0]} vs {pairing[1]}" + (f" x{players - 1}" if players > 2 else "")
     print(f"\n{label}: {games} games on {deals} deals, {games / elapsed:.1f} games/s per worker")
-    print(f"  {'bot':<10} {'mean score':>18} {'win rate':>18} {'mean rank':>10} {'ms/move':>8} {'fails':>6}")
-    # Entrants 1..n-1 are the same bot: summarize them together by weighting their rows.
+    print(f"  {'bot':<10} {'mean score':>18} {'win rate (95% CI)':>22} {'mean rank':>10} {'ms/move':>8} {'fails':>6}")
+    # Entrants 1..n-1 are the same bot: summarize them together by weighting their rows; its
+    # win share in a game is the sum of its seats' shares, and the interval is Wilson's over the
+    # deal groups of those shares (grouped_rate), as lineit's results table gives it.
     merged: dict[str, list] = {}
     for row in rows:
         merged.setdefault(row.name, []).append(row)
+    shares: dict[str, dict[int, list[float]]] = {name: defaultdict(list) for name in merged}
+    for game in result.games:
+        winners = game.ranks.count(1)
+        game_share = dict.fromkeys(merged, 0.0)
+        for seat, entrant in enumerate(game.seats):
+            if game.ranks[seat] == 1:
+                game_share[result.names[entrant]] += 1.0 / winners
+        for name, share in game_share.items():
+            shares[name][game.deal].append(share)
     for name, group in merged.items():
-        row = group[0]
         score = sum(r.mean_score for r in group) / len(group)
         score_half = max(r.score_interval for r in group)
-        win = sum(r.win_rate for r in group)  # the seats' shares of the wins add up
-        win_half = max(r.win_interval for r in group) * (len(group) ** 0.5)
+        win, win_low, win_high = grouped_rate(list(shares[name].values()))
         rank = sum(r.mean_rank for r in group) / len(group)
         move = sum(r.mean_move_ms for r in group) / len(group)
         fails = sum(r.failures for r in group)
         score_text = f"{score:.2f} ± {score_half:.2f}"
-        win_text = f"{100 * win:.1f}% ± {100 * win_half:.1f}%"
-        print(f"  {name:<10} {score_text:>18} {win_text:>18} {rank:>10.2f} {move:>8.2f} {fails:>6}")
+        win_text = f"{100 * win:.1f}% [{100 * win_low:.1f}, {100 * win_high:.1f}]"
+        print(f"  {name:<10} {score_text:>18} {win_text:>22} {rank:>10.2f} {move:>8.2f} {fails:>6}")
     sys.stdout.flush()
 
 
