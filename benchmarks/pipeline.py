@@ -88,6 +88,8 @@ def main() -> None:
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
+            "-Q",
+            "interactive,bulk,housekeeping",
         ],
         cwd=ROOT,
     )
