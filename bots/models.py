@@ -47,6 +47,18 @@ class BotVersionQuerySet(models.QuerySet["BotVersion"]):
     def active(self) -> BotVersionQuerySet:
         return self.filter(status=BotVersion.Status.ACTIVE)
 
+    def in_placement(self) -> BotVersionQuerySet:
+        """Versions still playing their placement games (docs/platform.md, "Placement")."""
+        return self.filter(placement_started_at__isnull=False, placement_ended_at__isnull=True)
+
+    def on_ladder(self) -> BotVersionQuerySet:
+        """Active versions the ladder schedules: not taken off it, placement over (or never had)."""
+        return (
+            self.active()
+            .filter(ladder_removed_at__isnull=True)
+            .exclude(placement_started_at__isnull=False, placement_ended_at__isnull=True)
+        )
+
 
 class BotVersion(models.Model):
     class Status(models.TextChoices):
@@ -81,6 +93,19 @@ class BotVersion(models.Model):
     validation_sent_at = models.DateTimeField(null=True, blank=True)
     retired_at = models.DateTimeField(null=True, blank=True)
     sandbox_tier = models.CharField(max_length=32, blank=True)
+    # Failure health (docs/platform.md, "Failure health"): the ranked matches in a row, up to the
+    # last one recorded, in which this version forfeited at least one game by its own fault;
+    # written with each ranked match's result (bots.services.bot_versions_match_health_record).
+    ladder_failing_matches = models.PositiveIntegerField(default=0, db_default=0)
+    # Taken off the ladder (bot_version_ladder_remove): when, why, and the match that made it
+    # (a plain id: bots never reaches up to tournaments). Cleared by bot_version_ladder_restore.
+    ladder_removed_at = models.DateTimeField(null=True, blank=True)
+    ladder_removed_reason = models.TextField(blank=True)
+    ladder_removed_match = models.PositiveBigIntegerField(null=True, blank=True)
+    # Placement (tournaments/services/placement.py): started when validation activates the
+    # version, ended when its rating is settled; the ladder schedules it only after.
+    placement_started_at = models.DateTimeField(null=True, blank=True)
+    placement_ended_at = models.DateTimeField(null=True, blank=True)
 
     objects = BotVersionQuerySet.as_manager()
 
@@ -94,6 +119,14 @@ class BotVersion(models.Model):
     @property
     def label(self) -> str:
         return version_label(self.bot.name, self.number)
+
+    @property
+    def on_ladder(self) -> bool:
+        return self.status == self.Status.ACTIVE and self.ladder_removed_at is None and not self.in_placement
+
+    @property
+    def in_placement(self) -> bool:
+        return self.placement_started_at is not None and self.placement_ended_at is None
 
     @property
     def file_path(self) -> Path:

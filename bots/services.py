@@ -6,6 +6,7 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Case, F, Max, Q, Value, When
 from django.utils import timezone
 
 from lineit.botkit.failures import PLATFORM_FAULTS
@@ -208,8 +209,18 @@ def _set_status(version: BotVersion, *, expected: list[str], fields: dict[str, o
 
 
 def bot_version_activate(*, version: BotVersion, tier: str = "") -> BotVersion:
-    fields = {"status": BotVersion.Status.ACTIVE, "validated_at": timezone.now(), "sandbox_tier": tier}
-    return _set_status(version, expected=[BotVersion.Status.VALIDATING], fields=fields)
+    """The version passed its validation: active, and its placement starts (when the ladder runs
+    and PLACEMENT_GAMES is not 0). The ladder tick, sent after commit, schedules its first
+    placement match at once rather than at beat's next tick."""
+    now = timezone.now()
+    fields: dict[str, object] = {"status": BotVersion.Status.ACTIVE, "validated_at": now, "sandbox_tier": tier}
+    placement = settings.LADDER_ENABLED and settings.PLACEMENT_GAMES > 0
+    if placement:
+        fields["placement_started_at"] = now
+    version = _set_status(version, expected=[BotVersion.Status.VALIDATING], fields=fields)
+    if placement and version.placement_started_at == now:
+        send_after_commit("tournaments.tasks.ladder_tick", what=f"the placement of version {version.pk}")
+    return version
 
 
 def bot_version_reject(*, version: BotVersion, reason: str, stderr: str = "", tier: str = "") -> BotVersion:
@@ -229,10 +240,100 @@ def bot_version_retire(*, version: BotVersion, retired_by: AbstractBaseUser | No
     is never validated: a validation game that comes later finds nothing to do. A rejected or
     retired version is out of play already and is returned as it is. ``retired_by``, when given,
     must own the bot or be staff."""
-    if retired_by is not None and version.bot.owner_id != retired_by.pk and not getattr(retired_by, "is_staff", False):
-        raise Forbidden(f"{version.bot.name} belongs to someone else")
+    if retired_by is not None:
+        _may_manage(retired_by, version)
     fields = {"status": BotVersion.Status.RETIRED, "retired_at": timezone.now()}
     return _set_status(version, expected=[BotVersion.Status.ACTIVE, BotVersion.Status.VALIDATING], fields=fields)
+
+
+def _may_manage(user: AbstractBaseUser, version: BotVersion) -> None:
+    if version.bot.owner_id != user.pk and not getattr(user, "is_staff", False):
+        raise Forbidden(f"{version.bot.name} belongs to someone else")
+
+
+@transaction.atomic(savepoint=False)  # inside match_record_result's transaction: no savepoint queries
+def bot_versions_match_health_record(
+    *, match_id: int, failing: Mapping[int, str], clean: Collection[int]
+) -> list[BotVersion]:
+    """Count one recorded ranked match in each entrant's run of failing matches
+    (``BotVersion.ladder_failing_matches``): one more for the ``failing`` versions (version id ->
+    what its first failure was, "exception in game 2"), back to 0 for the ``clean`` ones. One
+    UPDATE, which writes no row for a clean version whose run is 0 already; a version whose run
+    reaches LADDER_MAX_CONSECUTIVE_FAILING_MATCHES is taken off the ladder (one more query, only
+    when some version failed). Called by match_record_result in its transaction. Returns the
+    versions taken off."""
+    if not failing and not clean:
+        return []
+    BotVersion.objects.filter(Q(pk__in=list(failing)) | Q(pk__in=list(clean), ladder_failing_matches__gt=0)).update(
+        ladder_failing_matches=Case(When(pk__in=list(failing), then=F("ladder_failing_matches") + 1), default=Value(0))
+    )
+    limit = settings.LADDER_MAX_CONSECUTIVE_FAILING_MATCHES
+    if not failing or limit <= 0:
+        return []
+    reached = BotVersion.objects.select_related("bot").filter(
+        pk__in=list(failing),
+        ladder_failing_matches__gte=limit,
+        ladder_removed_at__isnull=True,
+        status=BotVersion.Status.ACTIVE,
+    )
+    return [
+        bot_version_ladder_remove(
+            version=version,
+            reason=f"failed in {version.ladder_failing_matches} ranked matches in a row "
+            f"(the last, match {match_id}: {failing[version.pk]})",
+            match_id=match_id,
+        )
+        for version in reached
+    ]
+
+
+def bot_version_ladder_remove(*, version: BotVersion, reason: str, match_id: int | None = None) -> BotVersion:
+    """Take the version off the ladder, saying why. It stays active (test matches, tournaments,
+    a ranked match already queued still plays); the ladder and placement no longer schedule it.
+    Already off: returned as it is, its first reason kept."""
+    fields = {
+        "ladder_removed_at": timezone.now(),
+        "ladder_removed_reason": storable_text(reason)[:2000],
+        "ladder_removed_match": match_id,
+    }
+    if BotVersion.objects.filter(pk=version.pk, ladder_removed_at__isnull=True).update(**fields):
+        for name, value in fields.items():
+            setattr(version, name, value)
+        logger.info("%s taken off the ladder: %s", version, reason)
+    else:
+        version.refresh_from_db()
+    return version
+
+
+@transaction.atomic
+def bot_version_ladder_restore(*, version: BotVersion, restored_by: AbstractBaseUser) -> BotVersion:
+    """Put a version taken off the ladder back on it (its owner or staff), its run of failing
+    matches back to 0. One on the ladder already is returned as it is; one no longer active
+    cannot go back (ApplicationError, nothing changed)."""
+    _may_manage(restored_by, version)
+    version = BotVersion.objects.select_for_update().select_related("bot").get(pk=version.pk)
+    if version.ladder_removed_at is None:
+        return version
+    if version.status != BotVersion.Status.ACTIVE:
+        raise Conflict(f"{version.label} is {version.status}; only an active version can go back on the ladder")
+    fields = {"ladder_removed_at": None, "ladder_removed_reason": "", "ladder_removed_match": None}
+    BotVersion.objects.filter(pk=version.pk).update(ladder_failing_matches=0, **fields)
+    version.refresh_from_db()
+    logger.info("%s put back on the ladder by %s", version, restored_by)
+    return version
+
+
+def bot_version_placement_end(*, version: BotVersion) -> BotVersion:
+    """The version's placement is over (its rating is settled): it joins the ladder's rhythm.
+    Idempotent."""
+    now = timezone.now()
+    if BotVersion.objects.filter(
+        pk=version.pk, placement_started_at__isnull=False, placement_ended_at__isnull=True
+    ).update(placement_ended_at=now):
+        version.placement_ended_at = now
+    else:
+        version.refresh_from_db()
+    return version
 
 
 def system_user() -> AbstractBaseUser:

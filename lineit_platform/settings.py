@@ -280,6 +280,20 @@ LADDER_TABLE_SIZES = env_int_list("LADDER_TABLE_SIZES", [2, 3, 4])
 LADDER_DEALS_PER_MATCH = env_int("LADDER_DEALS_PER_MATCH", 2, minimum=1, maximum=1000)
 LADDER_PENDING_TARGET = env_int("LADDER_PENDING_TARGET", 4, minimum=0, maximum=10_000)
 LADDER_INTERVAL_SECONDS = env_float("LADDER_INTERVAL_SECONDS", 10.0, minimum=1.0)
+# Failure health (docs/platform.md, "Failure health"): a version that forfeits a game by its own
+# fault in this many ranked matches in a row is taken off the ladder (0: never); the pages count
+# failures by kind over the last FAILURE_HEALTH_DAYS days.
+LADDER_MAX_CONSECUTIVE_FAILING_MATCHES = env_int("LADDER_MAX_CONSECUTIVE_FAILING_MATCHES", 5, minimum=0)
+FAILURE_HEALTH_DAYS = env_int("FAILURE_HEALTH_DAYS", 30, minimum=1, maximum=3650)
+# Placement (docs/platform.md, "Placement"): a newly validated version plays rated matches on the
+# interactive queue until it has PLACEMENT_GAMES rated games in each ladder ruleset (0: no
+# placement), at most PLACEMENT_MAX_MATCHES such matches at once on the whole platform, each of
+# PLACEMENT_DEALS_PER_MATCH duplicate deals, against opponents spread PLACEMENT_SPREAD_ELO around
+# its expected rating.
+PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 30, minimum=0, maximum=10_000)
+PLACEMENT_MAX_MATCHES = env_int("PLACEMENT_MAX_MATCHES", 2, minimum=1, maximum=1000)
+PLACEMENT_DEALS_PER_MATCH = env_int("PLACEMENT_DEALS_PER_MATCH", 2, minimum=1, maximum=1000)
+PLACEMENT_SPREAD_ELO = env_float("PLACEMENT_SPREAD_ELO", 150.0, minimum=0.0)
 SWEEP_INTERVAL_SECONDS = env_float("SWEEP_INTERVAL_SECONDS", 60.0, minimum=1.0)
 
 # --- Celery -----------------------------------------------------------------------------------

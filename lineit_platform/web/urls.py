@@ -32,6 +32,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("bots/<botname:name>/v<int:number>/", pages.version_detail, name="version-detail"),
     path("bots/<botname:name>/v<int:number>/status.json", pages.version_status, name="version-status"),
     path("bots/<botname:name>/v<int:number>/retire/", versions.version_retire, name="version-retire"),
+    path(
+        "bots/<botname:name>/v<int:number>/ladder-restore/",
+        versions.version_ladder_restore,
+        name="version-ladder-restore",
+    ),
     path("matches/new/", account.match_request, name="match-request"),
     path("matches/<int:pk>/", pages.match_detail, name="match-detail"),
     path("matches/<int:pk>/progress.json", pages.match_progress, name="match-progress"),

@@ -4,6 +4,12 @@ Each tick tops the queue up to LADDER_PENDING_TARGET ladder matches per ruleset.
 the fewest rated games (counting those already scheduled) plays next, so new versions go first;
 its opponents are the versions of other bots closest in rating, with a little noise so pairings
 vary. Table sizes are drawn from LADDER_TABLE_SIZES; every match is a set of duplicate deals.
+
+The ladder schedules only the versions on it (BotVersion.objects.on_ladder): active, not taken off
+it for failing (docs/platform.md, "Failure health"), their placement over. Each tick first runs
+the placement (services/placement.py), whose matches are counted apart. One tick at a time: beat
+sends one every LADDER_INTERVAL_SECONDS, and a validation or a placement match that ends sends
+one more, so a tick takes a lock (on PostgreSQL) for its whole transaction.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import random
 from collections import Counter
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from bots.models import BotVersion
 from lineit.engine import RULES_VERSION
@@ -20,8 +26,17 @@ from lineit.stats.elo import START_RATING
 
 from ..models import Match, MatchEntrant, Rating
 from .matches import match_schedule
+from .placement import placement_schedule
 
 RATING_NOISE = 100.0  # Elo points of random jitter when choosing opponents
+TICK_LOCK = 0x4C414444  # the ladder tick's advisory lock ("LADD")
+
+
+def _lock_tick() -> None:
+    """Wait for any other tick's transaction to end (SQLite runs one writer at a time anyway)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TICK_LOCK])
 
 
 @transaction.atomic
@@ -29,7 +44,8 @@ def ladder_tick(*, rng: random.Random | None = None) -> list[Match]:
     if not settings.LADDER_ENABLED:
         return []
     rng = rng or random.Random()
-    scheduled = []
+    _lock_tick()
+    scheduled = placement_schedule(rng=rng)
     for ruleset in settings.LADDER_RULESETS:
         scheduled += _top_up(ruleset, rng)
     return scheduled
@@ -38,7 +54,7 @@ def ladder_tick(*, rng: random.Random | None = None) -> list[Match]:
 def _top_up(ruleset: str, rng: random.Random) -> list[Match]:
     pending = Match.objects.pending().filter(origin=Match.Origin.LADDER, ruleset=ruleset)
     missing = settings.LADDER_PENDING_TARGET - pending.count()
-    versions = list(BotVersion.objects.active().select_related("bot").order_by("id"))
+    versions = list(BotVersion.objects.on_ladder().select_related("bot").order_by("id"))
     if missing <= 0 or len({version.bot_id for version in versions}) < 2:
         return []
     ratings = {

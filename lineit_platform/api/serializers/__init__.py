@@ -7,6 +7,7 @@ from .accounts import MeSerializer, TokenRequestSerializer, TokenSerializer
 from .bots import (
     BotCreateSerializer,
     BotSerializer,
+    FailureHealthSerializer,
     ValidationReportSerializer,
     VersionSerializer,
     VersionUploadSerializer,
@@ -34,6 +35,7 @@ __all__ = [
     "BotCreateSerializer",
     "BotSerializer",
     "EntrantSerializer",
+    "FailureHealthSerializer",
     "FailureSerializer",
     "GameSerializer",
     "HeadToHeadSerializer",

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from tournaments.selectors.versions import placement_progress
 
 from ..permissions import may_manage
 from .common import absolute, viewer
@@ -50,15 +54,60 @@ class ValidationReportSerializer(serializers.Serializer):
         return version.rejection_stderr if may_manage(viewer(self), version.bot.owner_id) else None
 
 
+class LadderStateSerializer(serializers.Serializer):
+    on_ladder = serializers.BooleanField(
+        help_text="Whether the ladder schedules it: active, not taken off, its placement over."
+    )
+    removed_at = serializers.DateTimeField(
+        source="ladder_removed_at", allow_null=True, help_text="When it was taken off the ladder for failing."
+    )
+    removed_reason = serializers.CharField(source="ladder_removed_reason", help_text="Why (empty while on it).")
+    removed_match = serializers.IntegerField(
+        source="ladder_removed_match", allow_null=True, help_text="Id of the match that took it off."
+    )
+    failing_matches = serializers.IntegerField(
+        source="ladder_failing_matches", help_text="Ranked matches in a row, up to the last, in which it failed."
+    )
+    failing_matches_limit = serializers.SerializerMethodField(
+        help_text="How many in a row take a version off the ladder (0: never)."
+    )
+
+    def get_failing_matches_limit(self, version: BotVersion) -> int:
+        return int(settings.LADDER_MAX_CONSECUTIVE_FAILING_MATCHES)
+
+
+class PlacementSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(
+        choices=["none", "playing", "done"],
+        help_text="`playing` while it plays its placement games, `done` after, `none` if it had none.",
+    )
+    games = serializers.IntegerField(
+        allow_null=True, help_text="Rated games so far, in the ladder ruleset where it has fewest (while playing)."
+    )
+    target = serializers.IntegerField(help_text="The placement's games (PLACEMENT_GAMES).")
+
+
+class VersionListSerializer(serializers.ListSerializer):
+    """A page of versions: the progress of those in placement read at once, never per row."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        versions = list(data.all() if hasattr(data, "all") else data)
+        self.child.context["placement"] = placement_progress(versions)
+        return super().to_representation(versions)
+
+
 class VersionSerializer(serializers.ModelSerializer):
     bot_name = serializers.CharField(source="bot.name", read_only=True)
     label = serializers.CharField(read_only=True)
     uploaded_by = serializers.CharField(source="uploaded_by.username", read_only=True)
     validation = ValidationReportSerializer(source="*", read_only=True)
     source_url = serializers.SerializerMethodField(help_text="Download of the code (owner and staff only).")
+    ladder = LadderStateSerializer(source="*", read_only=True)
+    placement = serializers.SerializerMethodField()
 
     class Meta:
         model = BotVersion
+        list_serializer_class = VersionListSerializer
         fields = [
             "id",
             "bot",
@@ -74,9 +123,22 @@ class VersionSerializer(serializers.ModelSerializer):
             "created_at",
             "retired_at",
             "validation",
+            "ladder",
+            "placement",
             "source_url",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(PlacementSerializer)
+    def get_placement(self, version: BotVersion) -> dict[str, Any]:
+        if version.placement_started_at is None:
+            return {"state": "none", "games": None, "target": settings.PLACEMENT_GAMES}
+        if not version.in_placement:
+            return {"state": "done", "games": None, "target": settings.PLACEMENT_GAMES}
+        progress = self.context.get("placement")
+        if progress is None or version.pk not in progress:
+            progress = placement_progress([version])
+        return {"state": "playing", "games": progress[version.pk].games, "target": progress[version.pk].target}
 
     @extend_schema_field(serializers.URLField(allow_null=True))
     def get_source_url(self, version: BotVersion) -> str | None:
@@ -87,3 +149,25 @@ class VersionSerializer(serializers.ModelSerializer):
 
 class VersionUploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="A .py file, or a .zip package with bot.py at its root.")
+
+
+class FailureGameSerializer(serializers.Serializer):
+    match = serializers.IntegerField(source="match_id")
+    game = serializers.IntegerField(source="game_id")
+    game_index = serializers.IntegerField()
+    version = serializers.IntegerField(source="version_id")
+    seat = serializers.IntegerField()
+    kind = serializers.CharField()
+    decision = serializers.IntegerField(help_text="The failing decision in the game (-1 outside play).")
+
+
+class FailureHealthSerializer(serializers.Serializer):
+    since = serializers.DateTimeField(help_text="The start of the window: matches finished since.")
+    days = serializers.IntegerField(help_text="The window's length (FAILURE_HEALTH_DAYS).")
+    matches = serializers.IntegerField(help_text="Finished matches played in the window.")
+    failing_matches = serializers.IntegerField(help_text="Of those, the ones with a failure (the bot's fault).")
+    failures = serializers.IntegerField(help_text="Failures in all, one per seat and game.")
+    by_kind = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Failures by kind (lineit.botkit.failures), most first."
+    )
+    recent = FailureGameSerializer(many=True, help_text="The newest failing games (at most 10).")

@@ -1,5 +1,6 @@
 """Bots and versions: browse them, create a bot, upload a version, read its validation report,
-download its source and retire it (owner only), its rating history and its head-to-head record."""
+download its source and retire it (owner only), its rating history and its head-to-head record,
+their failure health, and put a version taken off the ladder back on it (owner only)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from bots.models import Bot, BotVersion
-from bots.services import bot_create, bot_version_retire, bot_version_upload
+from bots.services import bot_create, bot_version_ladder_restore, bot_version_retire, bot_version_upload
 from bots.uploads import UploadRejected
 from tournaments.models import RatingEvent
 from tournaments.selectors.matches import head_to_head
+from tournaments.selectors.versions import failure_health
 
 from ..filters import BotFilter, RatingHistoryFilter, VersionFilter
 from ..pagination import OldestFirstCursorPagination
@@ -28,6 +30,7 @@ from ..permissions import OwnerOrStaff
 from ..serializers import (
     BotCreateSerializer,
     BotSerializer,
+    FailureHealthSerializer,
     HeadToHeadSerializer,
     RatingEventSerializer,
     VersionSerializer,
@@ -103,6 +106,20 @@ class BotViewSet(viewsets.ReadOnlyModelViewSet):
         page = self.paginate_queryset(head_to_head(self.get_object()))
         return self.get_paginated_response(HeadToHeadSerializer(page, many=True).data)
 
+    @extend_schema(
+        responses=FailureHealthSerializer,
+        operation_id="bots_failure_health",
+        filters=False,
+        description="The failures of every version of the bot in the matches finished in the last "
+        "FAILURE_HEALTH_DAYS days (30), by kind, with the newest failing games. Kinds, games and "
+        "decisions only: the messages are the owner's, on the match.",
+    )
+    @action(detail=True, methods=["get"], url_path="failure-health", url_name="failure-health")
+    def failure_health(self, request: Request, pk: str) -> Response:
+        bot = self.get_object()
+        health = failure_health(bot.versions.values_list("pk", flat=True))
+        return Response(FailureHealthSerializer(health.to_dict()).data)
+
     def _upload(self, request: Request, bot: Bot) -> Response:
         self.check_object_permissions_with(OwnerOrStaff(), request, bot)
         given = VersionUploadSerializer(data=request.data)
@@ -129,8 +146,12 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_PATTERN
     queryset = versions_queryset()
 
+    @property
+    def extra_error_codes(self) -> dict[str, list[str]]:
+        return {"POST": ["409"]} if self.action == "ladder_restore" else {}
+
     def get_permissions(self) -> list[Any]:
-        if self.action in ("source", "retire"):
+        if self.action in ("source", "retire", "ladder_restore"):
             return [OwnerOrStaff()]
         return super().get_permissions()
 
@@ -160,6 +181,32 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def retire(self, request: Request, pk: str) -> Response:
         version = bot_version_retire(version=self.get_object(), retired_by=request.user)
+        return Response(
+            VersionSerializer(versions_queryset().get(pk=version.pk), context=self.get_serializer_context()).data
+        )
+
+    @extend_schema(
+        responses=FailureHealthSerializer,
+        operation_id="versions_failure_health",
+        filters=False,
+        description="The version's failures in the matches finished in the last FAILURE_HEALTH_DAYS "
+        "days (30), by kind, with the newest failing games.",
+    )
+    @action(detail=True, methods=["get"], url_path="failure-health", url_name="failure-health")
+    def failure_health(self, request: Request, pk: str) -> Response:
+        return Response(FailureHealthSerializer(failure_health([self.get_object().pk]).to_dict()).data)
+
+    @extend_schema(
+        request=None,
+        responses={200: VersionSerializer},
+        operation_id="versions_ladder_restore",
+        description="Put a version taken off the ladder for failing back on it (owner or staff); its "
+        "run of failing matches starts again from 0. One on the ladder is answered as it is; one no "
+        "longer active gets 409.",
+    )
+    @action(detail=True, methods=["post"], url_path="ladder-restore", url_name="ladder-restore")
+    def ladder_restore(self, request: Request, pk: str) -> Response:
+        version = bot_version_ladder_restore(version=self.get_object(), restored_by=request.user)
         return Response(
             VersionSerializer(versions_queryset().get(pk=version.pk), context=self.get_serializer_context()).data
         )

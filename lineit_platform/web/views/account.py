@@ -8,6 +8,7 @@ request over one gets the API's message as a form error, with status 429 and Ret
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -29,7 +30,7 @@ from tournaments.selectors.matches import recent_matches
 from tournaments.services.match_requests import QuotaExceeded
 from tournaments.services.match_requests import match_request as match_request_service
 
-from .. import selectors
+from .. import health, selectors
 from ..forms import BotCreateForm, SignUpForm, TestMatchForm, UploadForm
 
 TOO_MANY_REQUESTS = 429
@@ -107,8 +108,14 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 def _my_bots_context(request: HttpRequest) -> dict[str, object]:
     bots = list(Bot.objects.filter(owner=request.user).order_by("name"))
     versions = selectors.versions_by_owner(request.user)
-    rows = [{"bot": bot, "versions": versions.get(bot.pk, [])} for bot in bots]
-    return {"rows": rows, "matches": recent_matches(limit=10, requested_by=request.user)}
+    health.with_health(version for listed in versions.values() for version in listed)
+    failures = health.failures_by_bot(bots)
+    rows = [{"bot": bot, "versions": versions.get(bot.pk, []), "failures": failures.get(bot.pk, {})} for bot in bots]
+    return {
+        "rows": rows,
+        "matches": recent_matches(limit=10, requested_by=request.user),
+        "failure_days": settings.FAILURE_HEALTH_DAYS,
+    }
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -20,15 +20,17 @@ from tournaments.selectors.matches import match_detail as read_match
 from tournaments.selectors.progress import match_progress as read_progress
 from tournaments.selectors.ratings import active_leaderboard
 
-from .. import selectors
+from .. import health, selectors
 from ..plots import rating_plot
 from ..replay import replay_sections, replay_view
 from ..tournaments import running_and_upcoming
 
 
 def home(request: HttpRequest) -> HttpResponse:
+    order = "conservative" if request.GET.get("order") == "conservative" else "elo"
     context = {
-        "leaderboards": [(ruleset, active_leaderboard(ruleset)) for ruleset in RULESETS],
+        "leaderboards": [(ruleset, active_leaderboard(ruleset, order=order)) for ruleset in RULESETS],
+        "order": order,
         "recent_matches": recent_matches(limit=15),
         "tournaments": running_and_upcoming(limit=5),
     }
@@ -38,11 +40,12 @@ def home(request: HttpRequest) -> HttpResponse:
 def bot_detail(request: HttpRequest, name: str) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), name=name)
     is_owner = request.user.is_authenticated and (request.user.pk == bot.owner_id or request.user.is_staff)
-    versions = selectors.bot_versions(bot)
+    versions = health.with_health(selectors.bot_versions(bot))
     context = {
         "bot": bot,
         "is_owner": is_owner,
         "versions": versions,
+        **health.bot_health(versions),
         "plot": rating_plot(selectors.rating_history(bot), title=f"Rating history of {bot.name}"),
         "recent_matches": recent_matches(limit=15, bot=bot),
         "head_to_head": head_to_head(bot),
@@ -61,6 +64,7 @@ def version_detail(request: HttpRequest, name: str, number: int) -> HttpResponse
         "bot": version.bot,
         "show_details": version.visible_details_for(request.user),
         "ratings": version.ratings.order_by("ruleset", "rules_version"),
+        **health.version_health(version),
     }
     return render(request, "web/version_detail.html", context)
 
