@@ -32,7 +32,8 @@ FINAL_STATUSES = frozenset({Match.Status.FINISHED, Match.Status.FAILED, Match.St
 # (retiring one). One query, one pass over each of the two small tables, in SQL that SQLite (the
 # default) and PostgreSQL both speak.
 _LEADERBOARD_FINGERPRINT = """
-    SELECT r.n, r.last_id, r.games, r.total, v.active, v.retired
+    SELECT r.n, r.last_id, r.games, r.total, v.active, v.retired,
+           (SELECT max(id) FROM tournaments_ratingfitrun) AS fit
     FROM (SELECT count(*) AS n, max(id) AS last_id, sum(games) AS games, sum(rating) AS total
           FROM tournaments_rating) r,
          (SELECT sum(CASE WHEN status = 'active' THEN 1 ELSE 0 END) AS active, max(retired_at) AS retired

@@ -192,6 +192,12 @@ class LeaderboardFilter(FilterSet):
     bot = IdFilter(field_name="version__bot_id")
     status = filters.ChoiceFilter(field_name="version__status", choices=BotVersion.Status.choices)
     provisional = BooleanFilter(method="filter_provisional")
+    order = filters.ChoiceFilter(
+        choices=[("elo", "elo"), ("conservative", "conservative")],
+        method="filter_order",
+        help_text="elo (default): by the live Elo; conservative: by the low end of the whole-history "
+        "fit's 95% interval (versions without a fit last).",
+    )
 
     class Meta:
         model = Rating
@@ -204,6 +210,11 @@ class LeaderboardFilter(FilterSet):
             ruleset=data.get("ruleset") or RULESETS[0], rules_version=data.get("rules_version") or RULES_VERSION
         )
         return super().filter_queryset(queryset)
+
+    def filter_order(self, queryset: QuerySet[Rating], name: str, value: str) -> QuerySet[Rating]:
+        from tournaments.selectors.ratings import CONSERVATIVE_ORDER
+
+        return queryset.order_by(*CONSERVATIVE_ORDER) if value == "conservative" else queryset
 
     def filter_provisional(self, queryset: QuerySet[Rating], name: str, value: bool | None) -> QuerySet[Rating]:
         from lineit.stats.elo import PROVISIONAL_GAMES

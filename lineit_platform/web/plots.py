@@ -25,11 +25,13 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 
 def rating_plot(series: Sequence[RatingSeries], *, title: str) -> SafeString:
-    """A line per series: x is the number of rated games, y the rating after them."""
+    """A line per series: x is the number of rated games, y the rating after them; where the
+    series has a whole-history fit, its 95% interval as a bar at the series' end (a dot at the
+    fitted rating)."""
     drawn = [item for item in series if len(item.points) > 1]
     if not drawn:
         return mark_safe("")
-    values = [value for item in drawn for value in item.points]
+    values = [value for item in drawn for value in (*item.points, *(item.band[1:] if item.band else ()))]
     low, high = min(values), max(values)
     padding = max((high - low) * 0.08, 10.0)
     low, high = low - padding, high + padding
@@ -59,6 +61,27 @@ def rating_plot(series: Sequence[RatingSeries], *, title: str) -> SafeString:
                 f"{item.label}: {item.points[-1]:.0f} after {len(item.points) - 1} games",
             )
             for number, item in enumerate(drawn)
+        ),
+    )
+    bands = format_html_join(
+        "",
+        '<g class="fit-band"><rect x="{}" y="{}" width="8" height="{}" fill="{}" fill-opacity="0.25" stroke="{}"/>'
+        '<circle cx="{}" cy="{}" r="3" fill="{}"/><title>{}</title></g>',
+        (
+            (
+                f"{x(len(item.points) - 1) - 4:.1f}",
+                f"{y(item.band[2]):.1f}",
+                f"{max(y(item.band[1]) - y(item.band[2]), 1.0):.1f}",
+                PALETTE[number % len(PALETTE)],
+                PALETTE[number % len(PALETTE)],
+                f"{x(len(item.points) - 1):.1f}",
+                f"{y(item.band[0]):.1f}",
+                PALETTE[number % len(PALETTE)],
+                f"{item.label}: whole-history fit {item.band[0]:.0f}, 95% interval "
+                f"{item.band[1]:.0f} to {item.band[2]:.0f}",
+            )
+            for number, item in enumerate(drawn)
+            if item.band
         ),
     )
     legend = format_html_join(
@@ -91,6 +114,6 @@ def rating_plot(series: Sequence[RatingSeries], *, title: str) -> SafeString:
         title,
         grid,
         axis,
-        lines,
+        format_html("{}{}", lines, bands),
         legend,
     )

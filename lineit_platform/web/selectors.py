@@ -11,7 +11,7 @@ from django.db.models import Count, QuerySet
 
 from bots.models import Bot, BotVersion
 from lineit.engine import RULES_VERSION
-from tournaments.models import RatingEvent
+from tournaments.models import RatingEvent, RatingFit
 
 
 def bot_versions(bot: Bot) -> list[BotVersion]:
@@ -27,6 +27,7 @@ class RatingSeries:
     label: str
     ruleset: str
     points: list[float] = field(default_factory=list)  # the rating after each rated game
+    band: tuple[float, float, float] | None = None  # the whole-history fit now: rating, low, high
 
 
 def rating_history(bot: Bot, *, rules_version: str = RULES_VERSION) -> list[RatingSeries]:
@@ -42,6 +43,12 @@ def rating_history(bot: Bot, *, rules_version: str = RULES_VERSION) -> list[Rati
         if key not in series:
             series[key] = RatingSeries(label=f"v{number} {ruleset}", ruleset=ruleset, points=[before])
         series[key].points.append(after)
+    fits = RatingFit.objects.filter(version__bot=bot, rules_version=rules_version).values_list(
+        "version__number", "ruleset", "rating", "low", "high"
+    )
+    for number, ruleset, rating, low, high in fits:
+        if (number, ruleset) in series:
+            series[number, ruleset].band = (rating, low, high)
     return [series[key] for key in sorted(series)]
 
 

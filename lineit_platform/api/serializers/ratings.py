@@ -16,6 +16,23 @@ from tournaments.selectors.ratings import Row, leaderboard_rows
 from .common import RowListSerializer, RowWriter, absolute, picked
 
 
+class RatingFitSerializer(serializers.Serializer):
+    """A version's whole-history rating (a Plackett-Luce fit of every rated game of its ruleset
+    and rules version, refitted periodically) with its 95% interval."""
+
+    rating = serializers.FloatField()
+    low = serializers.FloatField(help_text="The low end of the 95% interval: the conservative estimate.")
+    high = serializers.FloatField()
+    ranks = serializers.ListField(
+        child=serializers.IntegerField(),
+        min_length=2,
+        max_length=2,
+        help_text="[best, worst]: the ranks this interval allows among the versions fitted with it; "
+        "versions whose ranges overlap cannot be told apart yet.",
+    )
+    fitted_at = serializers.DateTimeField()
+
+
 # A rating of selectors.leaderboard, ranked from the context's ``first_rank`` (1 unless given):
 # leaderboard_rows builds a page. (A docstring here would be the schema's description.)
 class LeaderboardEntrySerializer(RowWriter, serializers.ModelSerializer):
@@ -29,6 +46,12 @@ class LeaderboardEntrySerializer(RowWriter, serializers.ModelSerializer):
     games = serializers.IntegerField(read_only=True, help_text="Rated games played.")
     provisional = serializers.SerializerMethodField(help_text=f"Fewer than {PROVISIONAL_GAMES} rated games.")
     history_url = serializers.SerializerMethodField()
+    fit = RatingFitSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The whole-history fit beside the live Elo (`rating`); null before the version's first "
+        "fit, or when it never met the main pool of its ruleset.",
+    )
 
     class Meta:
         model = Rating
@@ -48,6 +71,7 @@ class LeaderboardEntrySerializer(RowWriter, serializers.ModelSerializer):
             "provisional",
             "updated_at",
             "history_url",
+            "fit",
         ]
         read_only_fields = fields
 
