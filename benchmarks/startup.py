@@ -1,14 +1,16 @@
 """How long `lineit` takes to start, against a bare Python, in one run (interleaved rounds).
 
-    python benchmarks/startup.py [--rounds 30]
+    python benchmarks/startup.py [--rounds 30] [--before /path/to/other/checkout]
 
 Prints the median wall time of each command and its ratio to `python -c pass` (the floor any
 Python program pays), and to the same command with every command module imported (the start-up
-before commands were imported lazily: build_parser(every_command=True))."""
+before commands were imported lazily: build_parser(every_command=True)). With --before, the
+same commands of another checkout run in the same rounds (PYTHONPATH set to it)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -30,12 +32,18 @@ CASES = {
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--rounds", type=int, default=30)
-    rounds = options.parse_args().rounds
-    times: dict[str, list[float]] = {name: [] for name in CASES}
-    for _ in range(rounds):
-        for name, command in CASES.items():
+    options.add_argument("--before", help="another checkout whose `lineit --help` and `--version` to time too")
+    args = options.parse_args()
+    cases = {name: (command, None) for name, command in CASES.items()}
+    if args.before:
+        env = {**os.environ, "PYTHONPATH": args.before}
+        for name in ("lineit --help", "lineit --version"):
+            cases[f"{name} (before)"] = (CASES[name], env)
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(args.rounds):
+        for name, (command, env) in cases.items():
             start = time.perf_counter()
-            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env, cwd="/")
             times[name].append(time.perf_counter() - start)
     floor = statistics.median(times["python -c pass"])
     eager = statistics.median(times["--help, every command imported"])
