@@ -296,6 +296,69 @@ PLACEMENT_DEALS_PER_MATCH = env_int("PLACEMENT_DEALS_PER_MATCH", 2, minimum=1, m
 PLACEMENT_SPREAD_ELO = env_float("PLACEMENT_SPREAD_ELO", 150.0, minimum=0.0)
 SWEEP_INTERVAL_SECONDS = env_float("SWEEP_INTERVAL_SECONDS", 60.0, minimum=1.0)
 
+# --- Email and notifications (lineit_platform/notifications/, docs/platform.md "Notifications") --
+
+
+def env_email_url(name: str) -> dict[str, Any]:
+    """An SMTP server as one URL: ``smtp://user:password@host:587`` (STARTTLS with
+    ``smtp+tls://``, TLS from the start with ``smtps://``; user and password percent-encoded)."""
+    from urllib.parse import unquote, urlsplit
+
+    raw = env_str(name, "")
+    try:
+        parts = urlsplit(raw)
+        port = parts.port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must look like smtp://user:password@host:587, not {raw!r}") from None
+    schemes = {"smtp": (False, False, 25), "smtp+tls": (True, False, 587), "smtps": (False, True, 465)}
+    if parts.scheme not in schemes or not parts.hostname:
+        raise ImproperlyConfigured(f"{name} must look like smtp://user:password@host:587 (smtp, smtp+tls or smtps)")
+    use_tls, use_ssl, default_port = schemes[parts.scheme]
+    return {
+        "EMAIL_HOST": parts.hostname,
+        "EMAIL_PORT": port or default_port,
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_TLS": use_tls,
+        "EMAIL_USE_SSL": use_ssl,
+    }
+
+
+# Mail goes over SMTP once EMAIL_URL or EMAIL_HOST is set, and is printed on the console
+# otherwise (`make run` shows every notification mail in the worker's output).
+_EMAIL_URL = env_str("EMAIL_URL", "")
+_EMAIL = env_email_url("EMAIL_URL") if _EMAIL_URL else {}
+EMAIL_HOST = _EMAIL.get("EMAIL_HOST", env_str("EMAIL_HOST", ""))
+EMAIL_PORT = _EMAIL.get("EMAIL_PORT", env_int("EMAIL_PORT", 25, minimum=1, maximum=65535))
+EMAIL_HOST_USER = _EMAIL.get("EMAIL_HOST_USER", env_str("EMAIL_HOST_USER", ""))
+EMAIL_HOST_PASSWORD = _EMAIL.get("EMAIL_HOST_PASSWORD", env_str("EMAIL_HOST_PASSWORD", ""))
+EMAIL_USE_TLS = _EMAIL.get("EMAIL_USE_TLS", env_bool("EMAIL_USE_TLS", False))
+EMAIL_USE_SSL = _EMAIL.get("EMAIL_USE_SSL", env_bool("EMAIL_USE_SSL", False))
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be true")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Line-it Arena <noreply@localhost>")
+# The site's address in the links of notifications.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+if not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"SITE_URL must start with http:// or https://, not {SITE_URL!r}")
+# A notification that could not be delivered is tried again after 30 s, 60 s, 120 s... (at most
+# NOTIFICATION_RETRY_MAX_SECONDS apart), NOTIFICATION_MAX_ATTEMPTS attempts in all, then given up.
+NOTIFICATION_MAX_ATTEMPTS = env_int("NOTIFICATION_MAX_ATTEMPTS", 5, minimum=1, maximum=30)
+NOTIFICATION_RETRY_SECONDS = env_float("NOTIFICATION_RETRY_SECONDS", 30.0, minimum=0.0)
+NOTIFICATION_RETRY_MAX_SECONDS = env_float("NOTIFICATION_RETRY_MAX_SECONDS", 3600.0, minimum=0.0)
+# Webhooks: https only, to public addresses only (every address the host resolves to), on these
+# ports, no credentials in the URL, no redirects followed, at most WEBHOOK_TIMEOUT_SECONDS for the
+# whole request. DEBUG allows http and any address and port. WEBHOOK_ALLOW_LOOPBACK (for tests: a
+# local receiver; never in production) allows http and any port to loopback addresses, and to them
+# alone.
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 5.0, minimum=0.1)
+WEBHOOK_PORTS = env_int_list("WEBHOOK_PORTS", [443])
+WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", False)
+
 # --- Celery -----------------------------------------------------------------------------------
 
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
@@ -352,6 +415,13 @@ CELERY_TASK_ROUTES = {
         )
     },
 }
+# Notifications: short, on the queue that never waits behind a match.
+CELERY_TASK_ROUTES.update(
+    {
+        f"lineit_platform.notifications.tasks.{name}": {"queue": "housekeeping"}
+        for name in ("notification_event_task", "notification_send_task", "notification_deliver_task")
+    }
+)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
