@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from lineit.botkit.failures import PLATFORM_FAULTS
 from lineit.engine import RULES_VERSION
-from tournaments.models import GameFailure, Match, MatchEntrant, Rating
+from tournaments.models import GameFailure, Match, MatchEntrant, Rating, RatingFit
 
 RECENT_FAILURES = 10  # failing games listed, newest first
 
@@ -147,6 +147,15 @@ def placement_games(version_ids: Iterable[int]) -> dict[int, dict[str, int]]:
     for version_id, ruleset, count in unrated:
         games[version_id][ruleset] += count or 0
     return games
+
+
+def placement_intervals(version_ids: Iterable[int]) -> dict[tuple[int, str], float]:
+    """The half-width of each version's whole-history 95% interval (RatingFit, the latest fit),
+    by (version id, ladder ruleset), for those the fit rated. One query."""
+    fits = RatingFit.objects.filter(
+        version_id__in=list(version_ids), ruleset__in=settings.LADDER_RULESETS, rules_version=RULES_VERSION
+    ).values_list("version_id", "ruleset", "low", "high")
+    return {(version_id, ruleset): (high - low) / 2 for version_id, ruleset, low, high in fits}
 
 
 def placement_progress(versions: Iterable[Any]) -> dict[int, PlacementProgress]:

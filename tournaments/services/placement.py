@@ -24,7 +24,7 @@ from lineit.engine import RULES_VERSION
 from lineit.stats.elo import START_RATING
 
 from ..models import Match, MatchEntrant, Rating
-from ..selectors.versions import placement_games
+from ..selectors.versions import placement_games, placement_intervals
 from .matches import match_schedule
 
 # Where the opponents of successive seats sit, in PLACEMENT_SPREAD_ELO from the expected rating:
@@ -32,18 +32,20 @@ from .matches import match_schedule
 SPREAD_PATTERN = (0.0, 1.0, -1.0, 0.5, -0.5)
 
 
-def placement_settled(*, version_id: int, ruleset: str, games: int) -> bool:
-    """Whether the version's rating in ``ruleset`` is settled: PLACEMENT_GAMES rated games (the
-    Elo games count, with its finished matches not yet rated). The whole-history fit's interval
-    width (tournaments/services/ratings_fit.py, being built) plugs in here: settled as soon as its
-    95% interval is narrow enough, whatever the count."""
-    return games >= settings.PLACEMENT_GAMES
+def placement_settled(*, games: int, half_width: float | None) -> bool:
+    """Whether a version's rating in a ruleset is settled: PLACEMENT_GAMES rated games (the Elo
+    games count, with its finished matches not yet rated), or sooner, a whole-history 95% interval
+    (services/ratings_fit.py, refitted every RATINGS_FIT_SECONDS) no wider than
+    PLACEMENT_INTERVAL_ELO on either side."""
+    if games >= settings.PLACEMENT_GAMES:
+        return True
+    return half_width is not None and half_width <= settings.PLACEMENT_INTERVAL_ELO
 
 
 def placement_schedule(*, rng: random.Random) -> list[Match]:
     """End the placement of every version whose rating is settled, and schedule one placement
-    match for each other version in placement that has none pending, oldest placement first,
-    within the cap. Call it under the ladder tick's lock (services/ladder.py: ladder_tick)."""
+    match for each other version in placement that has none pending, fewest games first, within
+    the cap. Call it under the ladder tick's lock (services/ladder.py: ladder_tick)."""
     waiting = list(
         BotVersion.objects.active()
         .in_placement()
@@ -57,6 +59,9 @@ def placement_schedule(*, rng: random.Random) -> list[Match]:
     busy = set(MatchEntrant.objects.filter(match__in=pending).values_list("version_id", flat=True))
     free = settings.PLACEMENT_MAX_MATCHES - pending.count()
     games = placement_games([version.pk for version in waiting])
+    intervals = placement_intervals([version.pk for version in waiting])
+    # Fewest games first (the cap shares the placement out), among equals the oldest placement.
+    waiting.sort(key=lambda version: min(games[version.pk].values(), default=0))
     scheduled: list[Match] = []
     for version in waiting:
         if version.pk in busy:
@@ -65,7 +70,7 @@ def placement_schedule(*, rng: random.Random) -> list[Match]:
         unsettled = [
             ruleset
             for ruleset in settings.LADDER_RULESETS
-            if not placement_settled(version_id=version.pk, ruleset=ruleset, games=played[ruleset])
+            if not placement_settled(games=played[ruleset], half_width=intervals.get((version.pk, ruleset)))
         ]
         if not unsettled:
             bot_version_placement_end(version=version)
