@@ -25,6 +25,7 @@ from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
+from lineit_platform.notifications import notify_version_off_ladder, notify_version_validated
 from lineit_platform.queueing import resend_lost, send_after_commit
 
 from .models import Bot, BotVersion
@@ -192,8 +193,11 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
         # then the failure's message, which may quote the bot (its owner's).
         where = f", decision {first.decision}" if first.decision >= 0 else ""
         reason = f"validation game failed: {first.kind} in game {first.game + 1}{where}: {first.message}"
-        return bot_version_reject(version=version, reason=reason, stderr=first.stderr_tail, tier=result.tier)
-    return bot_version_activate(version=version, tier=result.tier)
+        version = bot_version_reject(version=version, reason=reason, stderr=first.stderr_tail, tier=result.tier)
+    else:
+        version = bot_version_activate(version=version, tier=result.tier)
+    notify_version_validated(version.pk)  # its owner is told, after commit (lineit_platform/notifications)
+    return version
 
 
 def _set_status(version: BotVersion, *, expected: list[str], fields: dict[str, object]) -> BotVersion:
@@ -300,6 +304,7 @@ def bot_version_ladder_remove(*, version: BotVersion, reason: str, match_id: int
         for name, value in fields.items():
             setattr(version, name, value)
         logger.info("%s taken off the ladder: %s", version, reason)
+        notify_version_off_ladder(version.pk)  # its owner is told, after commit
     else:
         version.refresh_from_db()
     return version

@@ -11,6 +11,7 @@ from .errors import not_found
 from .views.auth import MeView, TokenRotateView, TokenView
 from .views.bots import BotViewSet, RatingHistoryView, VersionViewSet
 from .views.matches import GameViewSet, MatchViewSet
+from .views.notifications import MyNotificationsView
 from .views.ratings import LeaderboardView
 from .views.tournaments import TournamentViewSet
 
@@ -27,6 +28,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/token/rotate/", TokenRotateView.as_view(), name="api-token-rotate"),
     path("auth/", include("rest_framework.urls")),  # session sign-in for the browsable API
     path("me/", MeView.as_view(), name="api-me"),
+    path("me/notifications/", MyNotificationsView.as_view(), name="api-me-notifications"),
     path("versions/<int:pk>/rating-history/", RatingHistoryView.as_view(), name="api-version-rating-history"),
     path("leaderboard/", LeaderboardView.as_view(), name="api-leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

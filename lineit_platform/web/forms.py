@@ -8,9 +8,11 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
-from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from bots.models import BOT_NAME_PATTERN, Bot, BotVersion, NotificationEvent
 from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform import throttles
+from lineit_platform.errors import ApplicationError
+from lineit_platform.notifications.services import email_check, webhook_url_check
 
 from .selectors import playable_versions
 
@@ -129,3 +131,42 @@ class TestMatchForm(NoColonMixin, forms.Form):
         if not 1 <= len(opponents) <= MAX_PLAYERS - 1:
             raise forms.ValidationError(f"Choose 1 to {MAX_PLAYERS - 1} opponents.")
         return opponents
+
+
+class NotificationSettingsForm(NoColonMixin, forms.Form):
+    """Your notification settings: the address mail goes to, the events told by mail and by
+    webhook, the webhook's URL (lineit_platform/notifications: checked when saved and sent)."""
+
+    email = forms.CharField(
+        required=False,
+        max_length=254,
+        label="Email address",
+        help_text="Your account's address, where mail goes; empty: no mail.",
+        widget=forms.TextInput(attrs={"autocomplete": "email", "inputmode": "email"}),
+    )
+    email_events = forms.MultipleChoiceField(
+        choices=NotificationEvent.choices, required=False, widget=forms.CheckboxSelectMultiple, label="By email"
+    )
+    webhook_events = forms.MultipleChoiceField(
+        choices=NotificationEvent.choices, required=False, widget=forms.CheckboxSelectMultiple, label="By webhook"
+    )
+    webhook_url = forms.CharField(
+        required=False,
+        max_length=2000,
+        label="Webhook URL",
+        help_text="An https URL (a Slack or Discord incoming webhook, or your own) that receives a JSON POST "
+        "per event; empty: no webhook. Public addresses only, port 443, no user name or password in it.",
+        widget=forms.TextInput(attrs={"inputmode": "url", "placeholder": "https://hooks.slack.com/services/..."}),
+    )
+
+    def clean_email(self) -> str:
+        try:
+            return email_check(self.cleaned_data["email"])
+        except ApplicationError as error:
+            raise forms.ValidationError(error.message.removeprefix("email: ")) from None
+
+    def clean_webhook_url(self) -> str:
+        try:
+            return webhook_url_check(self.cleaned_data["webhook_url"])
+        except ApplicationError as error:
+            raise forms.ValidationError(error.message.removeprefix("webhook_url: ")) from None

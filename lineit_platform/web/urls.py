@@ -52,4 +52,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("me/bots/", account.my_bots, name="my-bots"),
     path("me/token/", account.api_token, name="api-token"),
+    path("me/notifications/", account.my_notifications, name="my-notifications"),
 ]

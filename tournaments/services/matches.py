@@ -25,6 +25,7 @@ from lineit.botkit.schedule import MatchSpec, longest_seconds
 from lineit.botkit.untrusted import storable_text
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
+from lineit_platform.notifications import notify_match_ended
 from lineit_platform.queueing import BULK, INTERACTIVE, resend_lost, send_after_commit
 
 from ..models import Game, GameFailure, LiveGame, Match, MatchEntrant, compress_replay
@@ -62,6 +63,7 @@ def _ended(match: Match) -> None:
         send_after_commit(
             "tournaments.tasks.tournament_advance_task", tournament, what=f"the advance of tournament {tournament}"
         )
+    notify_match_ended(match)  # a requested test match tells who asked, after commit (no query here)
 
 
 def match_duration_check(*, num_players: int, games: int, limits: Limits) -> None:

@@ -1,5 +1,5 @@
 """A signed-in user's pages: sign up, log in, my bots, upload a version, request a test match,
-API token.
+API token, notification settings.
 
 Every write goes through a service (bots.services, tournaments.services); the services refuse
 what is not allowed, and their ApplicationError messages are shown as form errors. Rates and
@@ -21,17 +21,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from bots.models import Bot
+from bots.models import Bot, Notification
 from bots.services import bot_create, bot_version_upload
 from lineit_platform import throttles
 from lineit_platform.api.tokens import token_for, token_rotate
 from lineit_platform.errors import ApplicationError
+from lineit_platform.notifications.services import notification_settings_of, notification_settings_update
 from tournaments.selectors.matches import recent_matches
 from tournaments.services.match_requests import QuotaExceeded
 from tournaments.services.match_requests import match_request as match_request_service
 
 from .. import health, selectors
-from ..forms import BotCreateForm, SignUpForm, TestMatchForm, UploadForm
+from ..forms import BotCreateForm, NotificationSettingsForm, SignUpForm, TestMatchForm, UploadForm
 
 TOO_MANY_REQUESTS = 429
 
@@ -202,3 +203,28 @@ def api_token(request: HttpRequest) -> HttpResponse:
         messages.success(request, "A new token was made; the old one no longer works.")
         return redirect("api-token")
     return render(request, "web/api_token.html", {"token": token_for(user=request.user)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def my_notifications(request: HttpRequest) -> HttpResponse:
+    """Your notification settings (only yours: the page names nobody) and your last 20
+    notifications with how their delivery went."""
+    chosen = notification_settings_of(request.user)
+    initial = {
+        "email": request.user.email,
+        "email_events": chosen.email_events,
+        "webhook_events": chosen.webhook_events,
+        "webhook_url": chosen.webhook_url,
+    }
+    form = NotificationSettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            notification_settings_update(user=request.user, **form.cleaned_data)
+        except ApplicationError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, "Your notification settings were saved.")
+            return redirect("my-notifications")
+    recent = Notification.objects.filter(user_id=request.user.pk).order_by("-created_at", "-id")[:20]
+    return render(request, "web/notifications.html", {"form": form, "recent": recent})
