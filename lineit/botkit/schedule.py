@@ -22,6 +22,10 @@ class MatchSpec:
     With ``duplicate_deals`` each deck is played once per seat rotation (games come in groups
     of ``num_players``), so every entrant plays every seat of the same deal. With
     ``rotate_seats`` alone, each game has a new deck and entrants move one seat each game.
+
+    ``shard``, when given, is the part of the match that one run plays (a range of game
+    indices): a parallel runner (botkit/parallel.py) gives each worker process a shard, and
+    each game is the same game, with the same deck and seats, whichever run plays it.
     """
 
     num_players: int
@@ -30,6 +34,7 @@ class MatchSpec:
     seed: int = 0
     rotate_seats: bool = True
     duplicate_deals: bool = True
+    shard: range | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_players, int) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
@@ -40,6 +45,11 @@ class MatchSpec:
             raise ValueError(f"unknown ruleset {self.ruleset!r}; choose one of {', '.join(RULESETS)}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 2**63:
             raise ValueError(f"seed must be an integer from 0 to 2**63-1, not {self.seed!r}")
+        shard = self.shard
+        if shard is not None and (
+            not isinstance(shard, range) or shard.step != 1 or not 0 <= shard.start < shard.stop <= self.games
+        ):
+            raise ValueError(f"a shard is a range of the match's games 0 to {self.games}, not {shard!r}")
 
 
 @dataclass(frozen=True)
@@ -59,7 +69,7 @@ def deck_seed(match_seed: int, deal: int) -> int:
 def game_plans(spec: MatchSpec) -> list[GamePlan]:
     n = spec.num_players
     plans = []
-    for index in range(spec.games):
+    for index in spec.shard if spec.shard is not None else range(spec.games):
         deal = index // n if spec.duplicate_deals else index
         rotation = index % n if (spec.rotate_seats or spec.duplicate_deals) else 0
         seats = tuple((seat - rotation) % n for seat in range(n))

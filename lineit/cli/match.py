@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import stat
 import sys
@@ -15,7 +16,8 @@ from typing import Any
 
 from lineit.botkit.failures import LOAD, STOPPED
 from lineit.botkit.limits import Limits
-from lineit.botkit.players import InProcessPlayer
+from lineit.botkit.parallel import MAX_JOBS, GamePool, MatchJob, StoppedPlayer, WorkerLost, default_jobs, shard_size
+from lineit.botkit.players import InProcessPlayer, Player
 from lineit.botkit.referee import GameRecord, MatchResult, PlatformFailure, run_match
 from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BUILTIN_NAMES, BotNotFound, BotSource, resolve_bot
@@ -31,6 +33,12 @@ EPILOG = f"""\
 A bot is a built-in name ({", ".join(BUILTIN_NAMES)}), a .py file, a .zip package with bot.py
 at its root, or a folder holding bot.py. Bots run in the sandbox, exactly as on the server,
 unless --in-process is given (only for code you trust: it runs with your own rights).
+
+--jobs N plays N games at once, each worker process on its own CPU with its own sandboxed
+bots (default: one per usable core; 1 with --in-process). The table and the replays are the
+ones --jobs 1 gives for the same seed, but for a bot that keeps something from one game to the
+next in its process, or draws on its time bank: each worker starts its own bots, and the bank
+is per run of consecutive games a worker plays. See "Testing locally" in docs/bot-interface.md.
 
 examples:
   lineit match mybot.py heuristic --games 200
@@ -60,11 +68,41 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("--replays", metavar="DIR", type=Path, help="write one replay file per game into DIR")
     parser.add_argument("--in-process", action="store_true", help="trusted bots only: no sandbox, in this process")
+    add_jobs_argument(parser)
     add_limit_arguments(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print a machine-readable summary instead of the table")
     output.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
     parser.set_defaults(handler=run)
+
+
+def jobs_count(text: str) -> int:
+    """--jobs: a whole number from 1 to MAX_JOBS (argparse turns the refusal into a usage error)."""
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"must be a whole number of games at once from 1 to {MAX_JOBS}, not {text!r}")
+    return jobs
+
+
+def add_jobs_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=jobs_count,
+        metavar="N",
+        help=f"games played at once, each in its own worker process (default: the usable cores, {default_jobs()} "
+        "here; 1 with --in-process)",
+    )
+
+
+def jobs_of(args: argparse.Namespace) -> int:
+    """--jobs, or its default: one per usable core; one with --in-process, whose bots run in
+    this process (with --jobs N they run in N worker processes)."""
+    if args.jobs is not None:
+        return int(args.jobs)
+    return 1 if args.in_process else default_jobs()
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -97,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         # A bot's print() must not end up in the table or the JSON on stdout.
         with contextlib.redirect_stdout(sys.stderr):
-            result = play(spec, sources, limits, on_game, in_process=args.in_process)
+            result = play_match(spec, sources, limits, on_game, in_process=args.in_process, jobs=jobs_of(args))
     finally:
         progress.finish()
     if args.json:
@@ -229,6 +267,57 @@ def write_replay(folder: Path, record: GameRecord, games: int) -> None:
         raise CommandError(f"cannot write {path}: {error.strerror or error}") from None
 
 
+def play_match(
+    spec: MatchSpec,
+    sources: list[BotSource],
+    limits: Limits,
+    on_game: Callable[[GameRecord], None],
+    *,
+    in_process: bool,
+    jobs: int,
+) -> MatchResult:
+    """The whole match, in this process (one job, or a match too short to share) or in shards
+    played by ``jobs`` worker processes, with the same games in the same order either way."""
+    job = match_job(spec, sources, limits, in_process=in_process)
+    if jobs == 1 or spec.games <= shard_size(spec, jobs):
+        return play(spec, sources, limits, on_game, in_process=in_process)
+    results: list[MatchResult] = []
+
+    def on_match(index: int, result: MatchResult) -> bool:
+        results.append(result)
+        return True
+
+    with GamePool(jobs) as pool:
+        play_in_pool(pool, [job], on_game=lambda index, record: on_game(record), on_match=on_match)
+    return results[0]
+
+
+def match_job(spec: MatchSpec, sources: list[BotSource], limits: Limits, *, in_process: bool) -> MatchJob:
+    """A match for a GamePool: its shards are played by ``play_shard`` in the workers."""
+    play_shard = functools.partial(play_shard_of, sources, limits, in_process)
+    return MatchJob(spec=spec, play=play_shard, max_failures=limits.max_failures)
+
+
+def play_shard_of(
+    sources: list[BotSource],
+    limits: Limits,
+    in_process: bool,
+    spec: MatchSpec,
+    stopped: frozenset[int],
+    on_game: Callable[[GameRecord], None],
+) -> MatchResult:
+    """What a worker plays (botkit.parallel.Play): a shard of a match."""
+    return play(spec, sources, limits, on_game, in_process=in_process, stopped=stopped)
+
+
+def play_in_pool(pool: GamePool, jobs: Any, **callbacks: Any) -> None:
+    """GamePool.play, its lost worker told as a command error."""
+    try:
+        pool.play(jobs, **callbacks)
+    except WorkerLost as error:
+        raise CommandError(str(error)) from None
+
+
 def play(
     spec: MatchSpec,
     sources: list[BotSource],
@@ -236,19 +325,27 @@ def play(
     on_game: Callable[[GameRecord], None],
     *,
     in_process: bool,
+    stopped: frozenset[int] = frozenset(),
 ) -> MatchResult:
     try:
         if in_process:
-            players = [InProcessPlayer(source) for source in sources]
+            players: list[Player] = [
+                StoppedPlayer(source.name, limits.max_failures) if entrant in stopped else InProcessPlayer(source)
+                for entrant, source in enumerate(sources)
+            ]
             return run_match(spec, players, limits=limits, on_game=on_game)
-        return run_sandboxed(spec, sources, limits, on_game)
+        return run_sandboxed(spec, sources, limits, on_game, stopped)
     except PlatformFailure as error:
         output = f"; sandbox output: {error.detail.strip()[-500:]}" if error.detail.strip() else ""
         raise CommandError(f"the platform could not run the match: {error}{output}") from None
 
 
 def run_sandboxed(
-    spec: MatchSpec, sources: list[BotSource], limits: Limits, on_game: Callable[[GameRecord], None]
+    spec: MatchSpec,
+    sources: list[BotSource],
+    limits: Limits,
+    on_game: Callable[[GameRecord], None],
+    stopped: frozenset[int] = frozenset(),
 ) -> MatchResult:
     hint = "run 'lineit doctor' for details, or use --in-process for bots you trust"
     try:
@@ -256,7 +353,7 @@ def run_sandboxed(
     except ImportError as error:
         raise CommandError(f"the sandbox is not installed ({error}); {hint}") from None
     try:
-        return run_sandboxed_match(spec, sources, limits=limits, on_game=on_game)
+        return run_sandboxed_match(spec, sources, limits=limits, on_game=on_game, stopped=stopped)
     except SandboxUnavailable as error:
         raise CommandError(f"no sandbox can run bots on this machine: {error}; {hint}") from None
 

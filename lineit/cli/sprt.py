@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import json
 import math
 import sys
+from collections.abc import Iterator
 from typing import Any
 
+from lineit.botkit.parallel import GamePool, MatchJob
 from lineit.botkit.referee import MatchResult
 from lineit.botkit.schedule import MAX_GAMES, MatchSpec
 from lineit.botkit.sources import BUILTIN_NAMES
@@ -19,7 +22,17 @@ from lineit.engine import RULESETS, STANDARD
 from lineit.stats.sprt import CONTINUE, H0, H1, Bounds, Sprt
 
 from .errors import BotsForfeited, CommandError, UsageError
-from .match import add_limit_arguments, bots_never_loaded, match_limits, play, resolve_sources
+from .match import (
+    add_jobs_argument,
+    add_limit_arguments,
+    bots_never_loaded,
+    jobs_of,
+    match_job,
+    match_limits,
+    play,
+    play_in_pool,
+    resolve_sources,
+)
 
 DEFAULT_BATCH = 20  # games between two looks at the test: ten deals, each played from both seats
 DEFAULT_MAX_GAMES = 20_000
@@ -32,6 +45,11 @@ observation (the new bot's points over its two games). After every --batch games
 at the log-likelihood ratio of H1 (the new bot is elo1 Elo stronger) against H0 (elo0): it stops
 with H1 accepted when the ratio passes ln((1 - beta) / alpha), with H0 accepted when it falls
 below ln(beta / (1 - alpha)), or undecided after --max-games. A forfeited game is a loss.
+
+With --jobs N (default: one per usable core; 1 with --in-process) up to N batches are played
+at once, each by its own worker process with its own sandboxed bots, while the test still
+looks at the batches one by one, in order: it stops after the same batch, with the same
+result, for any --jobs (at the same --batch); the batches played beyond it are thrown away.
 
 A bot is a built-in name ({", ".join(BUILTIN_NAMES)}), a .py file, a .zip package with bot.py
 at its root, or a folder holding bot.py. Bots run in the sandbox unless --in-process is given.
@@ -69,6 +87,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the deals: the same seed plays the same deals (default 0)")
     parser.add_argument("--ruleset", choices=RULESETS, default=STANDARD, help="rules to play (default standard)")
     parser.add_argument("--in-process", action="store_true", help="trusted bots only: no sandbox, in this process")
+    add_jobs_argument(parser)
     add_limit_arguments(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print a machine-readable summary instead of the text")
@@ -96,20 +115,31 @@ def run(args: argparse.Namespace) -> int:
     failures = [0, 0]
     games = 0
     verbose = args.progress or sys.stderr.isatty()
+    jobs = jobs_of(args) if args.max_games >= args.batch + 2 else 1  # one batch: nothing to share
+
+    def look(result: MatchResult) -> bool:
+        """One batch into the test, in order: whether to play on."""
+        nonlocal games
+        never_loaded = bots_never_loaded(result)
+        if never_loaded:
+            raise BotsForfeited("; ".join(never_loaded.values()))
+        record_pairs(test, result, failures)
+        games += result.spec.games
+        if verbose:
+            print(f"sprt: {games} games: {summary_line(test)}", file=sys.stderr, flush=True)
+        return test.status() == CONTINUE
+
     try:
-        while games + 2 <= args.max_games and test.status() == CONTINUE:
-            size = min(args.batch, (args.max_games - games) // 2 * 2)  # whole deal pairs only
-            seed = batch_seed(args.seed, games // args.batch)
-            spec = MatchSpec(num_players=2, games=size, ruleset=args.ruleset, seed=seed)
-            with contextlib.redirect_stdout(sys.stderr):  # a bot's print() stays out of the verdict
-                result = play(spec, sources, limits, lambda record: None, in_process=args.in_process)
-            never_loaded = bots_never_loaded(result)
-            if never_loaded:
-                raise BotsForfeited("; ".join(never_loaded.values()))
-            record_pairs(test, result, failures)
-            games += size
-            if verbose:
-                print(f"sprt: {games} games: {summary_line(test)}", file=sys.stderr, flush=True)
+        with contextlib.redirect_stdout(sys.stderr):  # a bot's print() stays out of the verdict
+            batches = batch_specs(args)
+            if jobs == 1:
+                for spec in batches:
+                    if not look(play(spec, sources, limits, lambda record: None, in_process=args.in_process)):
+                        break
+            else:
+                with GamePool(jobs) as pool:
+                    batch_jobs = (match_job(spec, sources, limits, in_process=args.in_process) for spec in batches)
+                    play_in_pool(pool, with_whole_shards(batch_jobs), on_match=lambda index, result: look(result))
     except (CommandError, KeyboardInterrupt):
         if games:  # what was played is still worth reading (if a reader is left: SIGHUP, | head)
             with contextlib.suppress(OSError):
@@ -120,6 +150,23 @@ def run(args: argparse.Namespace) -> int:
         failed = [f"{name!r} {count}" for name, count in zip(names, failures) if count]
         raise BotsForfeited(f"bots failed in some games (each a lost game): {', '.join(failed)}")
     return 0
+
+
+def batch_specs(args: argparse.Namespace) -> Iterator[MatchSpec]:
+    """The batches, in order, each a match of its own seed: whole deal pairs, up to --max-games."""
+    games = 0
+    while games + 2 <= args.max_games:
+        size = min(args.batch, (args.max_games - games) // 2 * 2)
+        yield MatchSpec(
+            num_players=2, games=size, ruleset=args.ruleset, seed=batch_seed(args.seed, games // args.batch)
+        )
+        games += size
+
+
+def with_whole_shards(jobs: Iterator[MatchJob]) -> Iterator[MatchJob]:
+    """A batch is played by one worker (its bots started once): the workers share the batches."""
+    for job in jobs:
+        yield dataclasses.replace(job, shard_games=job.spec.games)
 
 
 def batch_seed(seed: int, batch: int) -> int:

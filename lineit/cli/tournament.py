@@ -10,11 +10,13 @@ import argparse
 import contextlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lineit import formats
 from lineit.botkit.limits import Limits
+from lineit.botkit.parallel import GamePool
 from lineit.botkit.referee import GameRecord, MatchResult
 from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BUILTIN_NAMES, BotSource
@@ -24,7 +26,17 @@ from lineit.formats.api import bracket_state, planned_rounds
 from lineit.formats.bracket import FINAL, LOSERS, WINNERS, tree_order
 
 from .errors import BotsForfeited, CommandError, UsageError
-from .match import bot_failures, bots_never_loaded, play, prepare_replay_folder, resolve_entrants
+from .match import (
+    add_jobs_argument,
+    bot_failures,
+    bots_never_loaded,
+    jobs_of,
+    match_job,
+    play,
+    play_in_pool,
+    prepare_replay_folder,
+    resolve_entrants,
+)
 from .progress import Progress
 from .report import format_rows, replay_name
 
@@ -33,6 +45,10 @@ A bot is a built-in name ({", ".join(BUILTIN_NAMES)}), a .py file, a .zip packag
 at its root, or a folder holding bot.py; bots are seeded in the order given. Bots run in the
 sandbox unless --in-process is given (only for code you trust). The formats, pairing rules and
 tie-breaks are explained in docs/tournaments.md.
+
+With --jobs N (default: one per usable core; 1 with --in-process) the matches of a round, and
+the games of each, are played N at a time by worker processes, each with its own sandboxed
+bots; the rounds, standings, bracket and replays are the ones --jobs 1 gives.
 
 examples:
   lineit tournament random greedy heuristic search --format round-robin
@@ -75,6 +91,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--ruleset", choices=RULESETS, default=STANDARD, help="rules to play (default standard)")
     parser.add_argument("--replays", metavar="DIR", type=Path, help="write every game's replay under DIR")
     parser.add_argument("--in-process", action="store_true", help="trusted bots only: no sandbox, in this process")
+    add_jobs_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the final state and standings as JSON")
     parser.add_argument("--progress", action="store_true", help="show the progress bar even when stderr is no terminal")
     parser.set_defaults(handler=run)
@@ -90,9 +107,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     replays = prepare_replay_folder(args.replays)
     runner = Runner(args, sources, state, replays)
+    jobs = jobs_of(args)
     with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
         print(describe(state, args))
-        state = runner.play_all(state)
+        with GamePool(jobs) if jobs > 1 else contextlib.nullcontext() as pool:
+            runner.pool = pool
+            state = runner.play_all(state)
     if args.json:
         print(json.dumps(json_report(state), indent=2))
     else:
@@ -152,27 +172,56 @@ class Runner:
         self.loaded: dict[int, list[bool]] = {}  # entrant -> per match: did it ever load
         self.load_messages: dict[int, str] = {}
         self.failed: set[int] = set()  # entrants that failed in at least one game
+        self.pool: GamePool | None = None  # plays a round's matches at once, if there is one
 
     def play_all(self, state: formats.TournamentState) -> formats.TournamentState:
         self.progress.update(0)
         try:
             while state.pending is not None:
                 pending = state.pending
-                outcomes = [self.play_pairing(pairing) for pairing in pending.pairings if not pairing.bye]
+                pairings = [pairing for pairing in pending.pairings if not pairing.bye]
+                with contextlib.redirect_stdout(sys.stderr):  # a bot's print() stays out of the tables
+                    results = self.play_round(pairings)
+                outcomes = [self.outcome(pairing, result) for pairing, result in zip(pairings, results)]
                 state = formats.next_round(state, outcomes)
                 print(round_lines(state, pending.number))
         finally:
             self.progress.finish()
         return state
 
-    def play_pairing(self, pairing: formats.Pairing) -> formats.MatchOutcome:
-        spec = MatchSpec(
-            num_players=len(pairing.entrants),
-            games=self.games,
-            ruleset=self.args.ruleset,
-            seed=pairing.match_seed,
+    def play_round(self, pairings: list[formats.Pairing]) -> list[MatchResult]:
+        """Every match of a round, one after the other or in the pool: the same results, the
+        same replays, written in the same order."""
+        specs = [self.spec(pairing) for pairing in pairings]
+        on_games = [self.game_writer(pairing) for pairing in pairings]
+        if self.pool is None:
+            return [
+                play(spec, self.entrants_of(pairing), Limits(), on_game, in_process=self.args.in_process)
+                for pairing, spec, on_game in zip(pairings, specs, on_games)
+            ]
+        results: list[MatchResult] = []
+
+        def on_match(index: int, result: MatchResult) -> bool:
+            results.append(result)
+            return True
+
+        jobs = [
+            match_job(spec, self.entrants_of(pairing), Limits(), in_process=self.args.in_process)
+            for pairing, spec in zip(pairings, specs)
+        ]
+        play_in_pool(self.pool, jobs, on_game=lambda index, record: on_games[index](record), on_match=on_match)
+        return results
+
+    def spec(self, pairing: formats.Pairing) -> MatchSpec:
+        return MatchSpec(
+            num_players=len(pairing.entrants), games=self.games, ruleset=self.args.ruleset, seed=pairing.match_seed
         )
-        sources = [self.sources[entrant] for entrant in pairing.entrants]
+
+    def entrants_of(self, pairing: formats.Pairing) -> list[BotSource]:
+        return [self.sources[entrant] for entrant in pairing.entrants]
+
+    def game_writer(self, pairing: formats.Pairing) -> Callable[[GameRecord], None]:
+        """What each game of the pairing's match does once played: its replay, the progress bar."""
         folder = None
         if self.replays is not None:
             folder = self.replays / f"round-{pairing.round:02d}-table-{pairing.table:02d}"
@@ -189,8 +238,9 @@ class Runner:
                     raise CommandError(f"cannot write {path}: {error.strerror or error}") from None
             self.progress.update(self.done, note=f"round {pairing.round}")
 
-        with contextlib.redirect_stdout(sys.stderr):  # a bot's print() stays out of the tables
-            result = play(spec, sources, Limits(), on_game, in_process=self.args.in_process)
+        return on_game
+
+    def outcome(self, pairing: formats.Pairing, result: MatchResult) -> formats.MatchOutcome:
         self.note_loading(pairing, result)
         games = [
             formats.GameResult(

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 
 from lineit.botkit.limits import Limits
+from lineit.botkit.parallel import StoppedPlayer
 from lineit.botkit.referee import GameRecord, MatchResult, run_match
 from lineit.botkit.schedule import MatchSpec, most_decisions
 from lineit.botkit.sources import BotSource
@@ -22,20 +23,29 @@ def run_sandboxed_match(
     on_game: Callable[[GameRecord], None] | None = None,
     tier: str | None = None,
     pin_cpu: bool = True,
+    stopped: frozenset[int] = frozenset(),
 ) -> MatchResult:
     """Play ``spec`` with ``sources[e]`` as entrant e, each bot in its own sandbox.
 
     Raises SandboxUnavailable when no tier works (or ``tier`` was asked for and does not);
     ``result.tier`` names the tier used. With ``pin_cpu`` the calling thread and every bot it
     starts share one CPU, which makes each decision's round trip several times cheaper and
-    keeps a multi-threaded bot from using more CPU than its wall time.
+    keeps a multi-threaded bot from using more CPU than its wall time: a parallel worker
+    (botkit/parallel.py) is pinned to its own CPU already, and so its games stay on it.
+    The entrants in ``stopped`` (a shard that begins after they failed too often) start no
+    sandbox: their games are forfeited as stopped.
     """
     limits = limits or Limits()
     chosen = require_tier(tier)
     cpu_seconds = default_cpu_seconds(limits, most_decisions(spec.num_players, spec.games))
     gate = TurnGate()
     previous_affinity = _pin_to_one_cpu() if pin_cpu else None
-    players = [SandboxedPlayer(source, limits, tier=chosen, cpu_seconds=cpu_seconds, gate=gate) for source in sources]
+    players = [
+        StoppedPlayer(source.name, limits.max_failures)
+        if entrant in stopped
+        else SandboxedPlayer(source, limits, tier=chosen, cpu_seconds=cpu_seconds, gate=gate)
+        for entrant, source in enumerate(sources)
+    ]
     try:
         return run_match(spec, players, limits=limits, tier=chosen, on_game=on_game)
     finally:

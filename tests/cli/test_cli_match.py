@@ -175,7 +175,7 @@ def test_a_bot_with_a_syntax_error_is_reported_in_one_line(lineit, bot_file):
 def test_default_runs_in_the_sandbox(lineit, monkeypatch):
     calls = []
 
-    def run_sandboxed_match(spec, sources, *, limits=None, on_game=None, tier=None, pin_cpu=True):
+    def run_sandboxed_match(spec, sources, *, limits=None, on_game=None, tier=None, pin_cpu=True, stopped=frozenset()):
         calls.append((spec, [source.name for source in sources], limits))
         result = run_match(spec, [InProcessPlayer(source) for source in sources], limits=limits, on_game=on_game)
         result.tier = "test-tier"

@@ -1,7 +1,8 @@
 """The signals that end ``lineit`` (Ctrl-C, SIGTERM, SIGHUP when its terminal closes) stop the bots
 and leave no temporary folder, wherever they land: during start-up, during the games, twice in a
-row. Each run is a real process sent real signals (tests/sandbox/test_temporary_folders.py has
-the SIGKILL sweep)."""
+row, with one job or with parallel worker processes (--jobs 2), whose bots and folders go too.
+Each run is a real process sent real signals (tests/sandbox/test_temporary_folders.py has the
+SIGKILL sweep)."""
 
 from __future__ import annotations
 
@@ -29,25 +30,44 @@ def owned_by(temporary: Path, pid: int) -> list[str]:
     return sorted(path.name for path in temporary.iterdir() if f"-{pid}-" in path.name)
 
 
-def start(tmp_path: Path, command: str = "match") -> tuple[subprocess.Popen[str], Path]:
-    """``lineit COMMAND`` of a slow bot in a subprocess whose temporary directory is
-    ``tmp_path/tmp``, returned once its bots are staged and playing."""
+def lineit_folders(temporary: Path) -> dict[int, set[str]]:
+    """The temporary folders of lineit's processes (``lineit-KIND-PID-...``): kinds by owner."""
+    owners: dict[int, set[str]] = {}
+    for path in temporary.iterdir():
+        parts = path.name.split("-")
+        if path.name.startswith("lineit-") and len(parts) > 3 and parts[2].isdigit():
+            owners.setdefault(int(parts[2]), set()).add(parts[1])
+    return owners
+
+
+def start(
+    tmp_path: Path, command: str = "match", jobs: int = 1, *, session: bool = False
+) -> tuple[subprocess.Popen[str], Path]:
+    """``lineit COMMAND --jobs JOBS`` of a slow bot in a subprocess whose temporary directory is
+    ``tmp_path/tmp``, returned once its bots are staged and playing: in the process itself, or
+    with several jobs in at least two worker processes. ``session``: in a session of its own,
+    whose process group a terminal's Ctrl-C would reach."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     bot = tmp_path / "slow_bot.py"
     bot.write_text(SLOW_BOT)
-    argv = [str(bot) if arg == "BOT" else arg for arg in COMMANDS[command]]
+    argv = [str(bot) if arg == "BOT" else arg for arg in COMMANDS[command]] + ["--jobs", str(jobs)]
     process = subprocess.Popen(
         [*LINEIT, *argv],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "TMPDIR": str(temporary)},
+        start_new_session=session,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        kinds = {name.split("-")[1] for name in owned_by(temporary, process.pid)}
-        if {"bot", "runtime"} <= kinds:
+        playing = [
+            owner
+            for owner, kinds in lineit_folders(temporary).items()
+            if {"bot", "runtime"} <= kinds and (owner == process.pid) == (jobs == 1)
+        ]
+        if len(playing) >= min(jobs, 2):
             time.sleep(0.3)  # into the games
             return process, temporary
         time.sleep(0.02)
@@ -64,36 +84,58 @@ def signal_mask(pid: int, field: str) -> int:
     return int(next(line for line in status.splitlines() if line.startswith(f"{field}:")).split()[1], 16)
 
 
-def assert_stopped_cleanly(process: subprocess.Popen[str], temporary: Path, status: int, said: str) -> None:
+def assert_stopped_cleanly(
+    process: subprocess.Popen[str], temporary: Path, status: int, said: str, *, others: frozenset[int] = frozenset()
+) -> None:
+    """The expected status and one line, and nothing left: no folder of lineit or of its worker
+    processes, no worker process (its bots die with it: bubblewrap's --die-with-parent).
+    ``others``: the owners of folders that are not lineit's, which stay."""
+    owners = set(lineit_folders(temporary)) - others
     _, err = process.communicate(timeout=60)
     assert process.returncode == status, err
     assert err.strip() == f"lineit: {said}", err  # one line, no traceback
-    assert owned_by(temporary, process.pid) == []
+    assert set(lineit_folders(temporary)) - others == set()
+    assert [owner for owner in owners if start_time(owner) is not None] == []
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_sighup_stops_every_command_and_removes_its_folders(tmp_path: Path, command: str) -> None:
+def test_sighup_stops_every_command_and_removes_its_folders(tmp_path: Path, command: str, jobs: int) -> None:
     """A closed terminal sends SIGHUP: its default action ended lineit with its folders left."""
-    process, temporary = start(tmp_path, command)
+    process, temporary = start(tmp_path, command, jobs)
 
     process.send_signal(signal.SIGHUP)
 
     assert_stopped_cleanly(process, temporary, 129, "hung up")
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize(
     ("number", "status", "said"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
 )
-def test_signals_repeated_during_the_clean_up_are_ignored(tmp_path: Path, number: int, status: int, said: str) -> None:
+def test_signals_repeated_during_the_clean_up_are_ignored(
+    tmp_path: Path, number: int, status: int, said: str, jobs: int
+) -> None:
     """Ctrl-C pressed again and again, or SIGTERM sent until the process is gone: the first one
     stops the match, the others neither cut its clean-up short nor kill it on its way out."""
-    process, temporary = start(tmp_path)
+    process, temporary = start(tmp_path, jobs=jobs)
 
     while process.poll() is None:
         process.send_signal(number)
         time.sleep(0.002)
 
     assert_stopped_cleanly(process, temporary, status, said)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_ctrl_c_at_the_terminal_reaches_the_workers_too_and_stops_them_all(tmp_path: Path, command: str) -> None:
+    """A terminal's Ctrl-C is sent to its whole foreground process group: lineit and each of its
+    worker processes get SIGINT at once. Each worker stops its own bots; lineit says it once."""
+    process, temporary = start(tmp_path, command, 2, session=True)
+
+    os.killpg(process.pid, signal.SIGINT)
+
+    assert_stopped_cleanly(process, temporary, 130, "interrupted")
 
 
 def test_a_folder_of_its_own_that_nothing_took_charge_of_is_removed_after_a_signal(tmp_path: Path) -> None:
@@ -109,7 +151,7 @@ def test_a_folder_of_its_own_that_nothing_took_charge_of_is_removed_after_a_sign
 
     process.send_signal(signal.SIGTERM)
 
-    assert_stopped_cleanly(process, temporary, 143, "terminated")
+    assert_stopped_cleanly(process, temporary, 143, "terminated", others=frozenset({1}))
     assert unrelated.is_dir()
 
 

@@ -30,7 +30,7 @@ def start_match(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
     bot.write_text(SLOW_BOT)
     environment = {**os.environ, "TMPDIR": str(temporary)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "lineit.cli", "match", str(bot), "random", "--games", "200"],
+        [sys.executable, "-m", "lineit.cli", "match", str(bot), "random", "--games", "200", "--jobs", "1"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
