@@ -224,6 +224,7 @@ def bot_version_activate(*, version: BotVersion, tier: str = "") -> BotVersion:
     version = _set_status(version, expected=[BotVersion.Status.VALIDATING], fields=fields)
     if placement and version.placement_started_at == now:
         send_after_commit("tournaments.tasks.ladder_tick", what=f"the placement of version {version.pk}")
+    send_after_commit("tournaments.tasks.sprt_version_changed_task", version.pk, what=f"SPRT of version {version.pk}")
     return version
 
 
@@ -247,6 +248,7 @@ def bot_version_retire(*, version: BotVersion, retired_by: AbstractBaseUser | No
     if retired_by is not None:
         _may_manage(retired_by, version)
     fields = {"status": BotVersion.Status.RETIRED, "retired_at": timezone.now()}
+    send_after_commit("tournaments.tasks.sprt_version_changed_task", version.pk, what=f"SPRT of version {version.pk}")
     return _set_status(version, expected=[BotVersion.Status.ACTIVE, BotVersion.Status.VALIDATING], fields=fields)
 
 

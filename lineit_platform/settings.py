@@ -360,6 +360,18 @@ NOTIFICATION_RETRY_MAX_SECONDS = env_float("NOTIFICATION_RETRY_MAX_SECONDS", 360
 WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 5.0, minimum=0.1)
 WEBHOOK_PORTS = env_int_list("WEBHOOK_PORTS", [443])
 WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", False)
+# SPRT of a new version (docs/platform.md, "SPRT of a new version"): batches of SPRT_BATCH_GAMES
+# games (an even number: whole deal pairs) new against old on the interactive queue, until the
+# test decides or SPRT_MAX_GAMES games are played (undecided); a batch match that fails or is
+# cancelled is tried again, in SPRT_BATCH_ATTEMPTS matches at most, before the test stops.
+SPRT_MAX_GAMES = env_int("SPRT_MAX_GAMES", 2000, minimum=2, maximum=1_000_000)
+SPRT_BATCH_GAMES = env_int("SPRT_BATCH_GAMES", 20, minimum=2, maximum=1000)
+if SPRT_BATCH_GAMES % 2 or SPRT_BATCH_GAMES > SPRT_MAX_GAMES:
+    raise ImproperlyConfigured(
+        f"SPRT_BATCH_GAMES must be an even number of games up to SPRT_MAX_GAMES, not {SPRT_BATCH_GAMES}"
+    )
+SPRT_BATCH_ATTEMPTS = env_int("SPRT_BATCH_ATTEMPTS", 3, minimum=1, maximum=100)
+SPRT_RULESET = env_str("SPRT_RULESET", "standard")
 
 # --- Celery -----------------------------------------------------------------------------------
 
@@ -403,6 +415,9 @@ CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_DEFAULT_QUEUE = "bulk"
 CELERY_TASK_ROUTES = {
     "bots.tasks.bot_version_validate_task": {"queue": "interactive"},
+    # Short, and someone waits: a new version's SPRT starts, a batch is folded in (services/sprt.py).
+    "tournaments.tasks.sprt_version_changed_task": {"queue": "interactive"},
+    "tournaments.tasks.sprt_match_ended_task": {"queue": "interactive"},
     "tournaments.tasks.match_run_task": {"queue": "bulk"},
     **{
         f"tournaments.tasks.{name}": {"queue": "housekeeping"}
@@ -414,6 +429,7 @@ CELERY_TASK_ROUTES = {
             "tournaments_tick",
             "tournament_start_task",
             "tournament_advance_task",
+            "sprt_sweep_task",
         )
     },
 }
@@ -433,6 +449,8 @@ CELERY_BEAT_SCHEDULE = {
     "ratings-fit": {"task": "tournaments.tasks.ratings_fit_task", "schedule": RATINGS_FIT_SECONDS},
     # Starts due tournaments, advances any whose round ended unnoticed, makes recurring ones.
     "tournaments-tick": {"task": "tournaments.tasks.tournaments_tick", "schedule": SWEEP_INTERVAL_SECONDS},
+    # Folds in a batch whose message was lost, cancels tests whose version left play unnoticed.
+    "sprt-sweep": {"task": "tournaments.tasks.sprt_sweep_task", "schedule": SWEEP_INTERVAL_SECONDS},
 }
 
 # --- API (lineit_platform/api) ---------------------------------------------------------------

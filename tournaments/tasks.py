@@ -98,3 +98,31 @@ def tournaments_tick() -> dict[str, int]:
     from tournaments.services.tournaments.running import tournaments_tick as tick
 
     return tick()
+
+
+# --- SPRT of a new version (services/sprt.py): ids in, one idempotent service each. -----------
+
+
+@shared_task(acks_late=True, time_limit=120, soft_time_limit=100)
+def sprt_version_changed_task(version_id: int) -> int | None:
+    """Sent after commit when a version becomes active or leaves play: start or cancel its test."""
+    from tournaments.services.sprt import sprt_version_changed
+
+    test = sprt_version_changed(version_id=version_id)
+    return None if test is None else test.pk
+
+
+@shared_task(acks_late=True, time_limit=120, soft_time_limit=100)
+def sprt_match_ended_task(match_id: int) -> str | None:
+    """Sent after commit when an SPRT batch match ends: fold it in, go on or decide."""
+    from tournaments.services.sprt import sprt_record_match
+
+    test = sprt_record_match(match_id=match_id)
+    return None if test is None else str(test.status)
+
+
+@shared_task(acks_late=True, time_limit=300, soft_time_limit=270)
+def sprt_sweep_task() -> dict[str, int]:
+    from tournaments.services.sprt import sprt_sweep
+
+    return sprt_sweep()

@@ -1,5 +1,6 @@
 """The app's models, by domain: ``matches`` (a match, its entrants, games and failures),
-``ratings`` (live ratings, their events and the writer's ledger) and ``tournaments`` (tournaments,
+``ratings`` (live ratings, their events and the writer's ledger), ``sprt`` (a new version's
+sequential test against the previous one, and each bot's setting) and ``tournaments`` (tournaments,
 their entries and recurring templates). Django reads an app's models from this module."""
 
 from .matches import (
@@ -13,10 +14,12 @@ from .matches import (
     decompress_replay,
 )
 from .ratings import Rating, RatingEvent, RatingFit, RatingFitRun, RatingLedger
+from .sprt import BotSprtSetting, SprtTest, SprtTestQuerySet
 from .tournaments import TOURNAMENT_SETTINGS, RecurringTournament, Tournament, TournamentEntry, TournamentSettings
 
 __all__ = [
     "TOURNAMENT_SETTINGS",
+    "BotSprtSetting",
     "Game",
     "GameFailure",
     "LiveGame",
@@ -29,6 +32,8 @@ __all__ = [
     "RatingFitRun",
     "RatingLedger",
     "RecurringTournament",
+    "SprtTest",
+    "SprtTestQuerySet",
     "Tournament",
     "TournamentEntry",
     "TournamentSettings",

@@ -58,6 +58,8 @@ def _ended(match: Match) -> None:
     once every match of its round has ended; a lost message (broker down) is made up for by the
     tournaments tick. Its live games go: its Game rows (or nothing) are what remains."""
     LiveGame.objects.filter(match_id=match.pk).delete()
+    if match.origin == Match.Origin.SPRT:  # its test folds it in, or tries it again (services/sprt.py)
+        send_after_commit("tournaments.tasks.sprt_match_ended_task", match.pk, what=f"the SPRT of match {match.pk}")
     if match.tournament_id is not None:
         tournament = match.tournament_id
         send_after_commit(
