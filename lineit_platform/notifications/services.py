@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
@@ -100,7 +101,7 @@ def notification_settings_update(
         setattr(current, name, value)
     current.save()
     if new_email is not None and new_email != getattr(user, "email", ""):
-        type(user).objects.filter(pk=user.pk).update(email=new_email)
+        get_user_model().objects.filter(pk=user.pk).update(email=new_email)
         user.email = new_email
     return current
 
@@ -118,8 +119,6 @@ def notifications_create(messages: Iterable[Message]) -> list[Notification]:
 
 
 def _create_for(message: Message) -> list[Notification]:
-    from django.contrib.auth import get_user_model
-
     user = get_user_model().objects.filter(pk=message.user_id, is_active=True).first()
     if user is None:
         return []
