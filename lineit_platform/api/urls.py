@@ -13,6 +13,7 @@ from .views.bots import BotViewSet, RatingHistoryView, VersionViewSet
 from .views.matches import GameViewSet, MatchViewSet
 from .views.notifications import MyNotificationsView
 from .views.ratings import LeaderboardView
+from .views.sprt import BotSprtSettingView, VersionSprtView
 from .views.tournaments import TournamentViewSet
 
 router = DefaultRouter()
@@ -30,6 +31,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("me/", MeView.as_view(), name="api-me"),
     path("me/notifications/", MyNotificationsView.as_view(), name="api-me-notifications"),
     path("versions/<int:pk>/rating-history/", RatingHistoryView.as_view(), name="api-version-rating-history"),
+    path("versions/<int:pk>/sprt/", VersionSprtView.as_view(), name="api-version-sprt"),
+    path("bots/<int:pk>/sprt-setting/", BotSprtSettingView.as_view(), name="api-bot-sprt-setting"),
     path("leaderboard/", LeaderboardView.as_view(), name="api-leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -6,7 +6,7 @@ from django.urls import URLPattern, URLResolver, path, register_converter
 from bots.models import BOT_NAME_PATTERN
 
 from .forms import LoginForm
-from .views import account, pages, versions
+from .views import account, pages, sprt, versions
 
 
 class BotNameConverter:
@@ -32,6 +32,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("bots/<botname:name>/v<int:number>/", pages.version_detail, name="version-detail"),
     path("bots/<botname:name>/v<int:number>/status.json", pages.version_status, name="version-status"),
     path("bots/<botname:name>/v<int:number>/retire/", versions.version_retire, name="version-retire"),
+    path("bots/<botname:name>/v<int:number>/sprt.json", sprt.version_sprt_json, name="version-sprt-json"),
+    path("bots/<botname:name>/v<int:number>/sprt/start/", sprt.version_sprt_start, name="version-sprt-start"),
+    path("bots/<botname:name>/v<int:number>/sprt/cancel/", sprt.version_sprt_cancel, name="version-sprt-cancel"),
+    path("bots/<botname:name>/sprt-setting/", sprt.bot_sprt_setting, name="bot-sprt-setting"),
     path(
         "bots/<botname:name>/v<int:number>/ladder-restore/",
         versions.version_ladder_restore,

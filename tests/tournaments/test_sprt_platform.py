@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 import redis
 from celery_processes import CeleryProcess, wait_for, worker
-from conftest import BUILTIN, bot_code
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.test import override_settings
@@ -39,6 +38,13 @@ from tournaments.services.sprt import (
 )
 
 LINEIT = Path(sys.executable).with_name("lineit")
+BUILTIN = Path(__file__).resolve().parents[2] / "lineit" / "builtin"
+
+
+def bot_code(name: str) -> bytes:
+    return (BUILTIN / f"{name}_bot.py").read_bytes()
+
+
 CRASHING_BOT = b"def act(observation):\n    raise RuntimeError('boom')\n"
 
 

@@ -9,10 +9,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from tournaments.selectors.sprt import sprt_summary, versions_sprt
 from tournaments.selectors.versions import placement_progress
 
 from ..permissions import may_manage
 from .common import absolute, viewer
+from .sprt import SprtTestSerializer
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -84,7 +86,13 @@ class PlacementSerializer(serializers.Serializer):
     games = serializers.IntegerField(
         allow_null=True, help_text="Rated games so far, in the ladder ruleset where it has fewest (while playing)."
     )
-    target = serializers.IntegerField(help_text="The placement's games (PLACEMENT_GAMES).")
+    target = serializers.IntegerField(help_text="The most games the placement plays (PLACEMENT_GAMES).")
+    half_width = serializers.FloatField(
+        allow_null=True,
+        required=False,
+        help_text="Its widest 95% rating interval over the ladder rulesets, in Elo, each side (while playing; "
+        "null before any game). The placement ends when it is at most PLACEMENT_INTERVAL_ELO.",
+    )
 
 
 class VersionListSerializer(serializers.ListSerializer):
@@ -93,6 +101,7 @@ class VersionListSerializer(serializers.ListSerializer):
     def to_representation(self, data: Any) -> list[Any]:
         versions = list(data.all() if hasattr(data, "all") else data)
         self.child.context["placement"] = placement_progress(versions)
+        self.child.context["sprt"] = versions_sprt(version.pk for version in versions)
         return super().to_representation(versions)
 
 
@@ -104,6 +113,9 @@ class VersionSerializer(serializers.ModelSerializer):
     source_url = serializers.SerializerMethodField(help_text="Download of the code (owner and staff only).")
     ladder = LadderStateSerializer(source="*", read_only=True)
     placement = serializers.SerializerMethodField()
+    sprt = serializers.SerializerMethodField(
+        help_text="Its newest SPRT against an earlier version (null: none), as GET /api/versions/{id}/sprt/."
+    )
 
     class Meta:
         model = BotVersion
@@ -125,6 +137,7 @@ class VersionSerializer(serializers.ModelSerializer):
             "validation",
             "ladder",
             "placement",
+            "sprt",
             "source_url",
         ]
         read_only_fields = fields
@@ -138,7 +151,14 @@ class VersionSerializer(serializers.ModelSerializer):
         progress = self.context.get("placement")
         if progress is None or version.pk not in progress:
             progress = placement_progress([version])
-        return {"state": "playing", "games": progress[version.pk].games, "target": progress[version.pk].target}
+        found = progress[version.pk]
+        return {"state": "playing", "games": found.games, "target": found.target, "half_width": found.half_width}
+
+    @extend_schema_field(SprtTestSerializer(allow_null=True))
+    def get_sprt(self, version: BotVersion) -> dict[str, Any] | None:
+        tests = self.context.get("sprt")
+        test = tests.get(version.pk) if tests is not None else versions_sprt([version.pk]).get(version.pk)
+        return None if test is None else SprtTestSerializer(sprt_summary(test)).data
 
     @extend_schema_field(serializers.URLField(allow_null=True))
     def get_source_url(self, version: BotVersion) -> str | None:
