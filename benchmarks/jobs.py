@@ -9,6 +9,11 @@ their sandboxes included. It prints each run, then per pairing and --jobs the me
 second and its ratio to --jobs 1 (the ratio of the medians, each round's runs being
 interleaved). Also printed: the load average before and after, since on a shared machine it
 bounds what parallel games can gain.
+
+First it measures why the games run in processes rather than threads of one process: the share
+of a sandboxed match's wall time that its referee (the engine, the observations, the pipes)
+spends on the CPU in the calling process. Threads would share one interpreter lock, so N
+referees in threads could go at most 1 / share times as fast as one.
 """
 
 from __future__ import annotations
@@ -36,6 +41,18 @@ def run_once(bots: tuple[str, str], games: int, jobs: int) -> float:
     return games / elapsed
 
 
+def referee_share(bots: tuple[str, str], games: int) -> float:
+    """CPU time of this process over wall time, for one sandboxed match played here."""
+    from lineit.botkit.schedule import MatchSpec
+    from lineit.botkit.sources import resolve_bot
+    from lineit.sandbox import run_sandboxed_match
+
+    spec = MatchSpec(num_players=2, games=games)
+    started, cpu = time.perf_counter(), time.process_time()
+    run_sandboxed_match(spec, [resolve_bot(bot) for bot in bots])
+    return (time.process_time() - cpu) / (time.perf_counter() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
@@ -45,6 +62,9 @@ def main() -> None:
     cores = len(os.sched_getaffinity(0))
     values = args.jobs or sorted({1, 2, cores})
     print(f"usable cores: {cores}; load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for bots in PAIRINGS:
+        share = referee_share(bots, min(args.games, 100))
+        print(f"referee CPU / wall, {' v '.join(bots)}: {share:.0%} (threads: at most {1 / share:.1f}x one job)")
     rates: dict[tuple[tuple[str, str], int], list[float]] = {}
     for round_number in range(1, args.rounds + 1):
         for bots in PAIRINGS:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,13 @@ from pathlib import Path
 
 def act(observation):
     Path(os.environ["PID_FOLDER"], str(os.getpid())).touch()
+    return observation["legal_actions"][0]
+"""
+
+
+CHATTY_BOT = """\
+def act(observation):
+    print("hello from a bot")
     return observation["legal_actions"][0]
 """
 
@@ -171,3 +180,19 @@ def test_the_help_of_each_command_says_what_jobs_does(lineit):
     assert "it stops after the same batch, with the same result, for any --jobs" in " ".join(
         lineit("sprt", "--help").out.split()
     )
+
+
+def test_what_in_process_bots_print_in_the_workers_stays_out_of_the_json(bot_file):
+    """A worker's standard output is lineit's: a bot's print() there would land in the JSON."""
+    chatty = bot_file("chatty.py", CHATTY_BOT)
+    played = subprocess.run(
+        [sys.executable, "-m", "lineit.cli", "match", chatty, "random", "--games", "40", "--in-process"]
+        + ["--jobs", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert played.returncode == 0, played.stderr
+    assert len(json.loads(played.stdout)["games"]) == 40
+    assert "hello from a bot" in played.stderr
