@@ -286,14 +286,15 @@ LADDER_INTERVAL_SECONDS = env_float("LADDER_INTERVAL_SECONDS", 10.0, minimum=1.0
 LADDER_MAX_CONSECUTIVE_FAILING_MATCHES = env_int("LADDER_MAX_CONSECUTIVE_FAILING_MATCHES", 5, minimum=0)
 FAILURE_HEALTH_DAYS = env_int("FAILURE_HEALTH_DAYS", 30, minimum=1, maximum=3650)
 # Placement (docs/platform.md, "Placement"): a newly validated version plays rated matches on the
-# interactive queue until it has PLACEMENT_GAMES rated games in each ladder ruleset (0: no
-# placement) or a whole-history interval of PLACEMENT_INTERVAL_ELO each side, at most
-# PLACEMENT_MAX_MATCHES such matches at once on the whole platform, each of
-# PLACEMENT_DEALS_PER_MATCH duplicate deals, against opponents spread PLACEMENT_SPREAD_ELO around
-# its expected rating.
-PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 30, minimum=0, maximum=10_000)
+# interactive queue until its 95% rating interval is PLACEMENT_INTERVAL_ELO each side or narrower
+# in each ladder ruleset (its whole-history one, or the one its games give with its opponents'
+# ratings held: tournaments/selectors/versions.py placement_intervals), or it has played
+# PLACEMENT_GAMES rated games there (0: no placement); at most PLACEMENT_MAX_MATCHES such matches
+# at once on the whole platform, each of PLACEMENT_DEALS_PER_MATCH duplicate deals, against
+# opponents spread PLACEMENT_SPREAD_ELO around its expected rating.
+PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 300, minimum=0, maximum=10_000)
 PLACEMENT_MAX_MATCHES = env_int("PLACEMENT_MAX_MATCHES", 2, minimum=1, maximum=1000)
-PLACEMENT_DEALS_PER_MATCH = env_int("PLACEMENT_DEALS_PER_MATCH", 2, minimum=1, maximum=1000)
+PLACEMENT_DEALS_PER_MATCH = env_int("PLACEMENT_DEALS_PER_MATCH", 4, minimum=1, maximum=1000)
 PLACEMENT_SPREAD_ELO = env_float("PLACEMENT_SPREAD_ELO", 150.0, minimum=0.0)
 PLACEMENT_INTERVAL_ELO = env_float("PLACEMENT_INTERVAL_ELO", 50.0, minimum=0.0)
 SWEEP_INTERVAL_SECONDS = env_float("SWEEP_INTERVAL_SECONDS", 60.0, minimum=1.0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from api_helpers import assert_error, client_for
+from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
@@ -35,7 +36,7 @@ def test_failures_by_kind_the_ladder_state_and_the_owners_restore(alice, bob, st
     assert version["ladder"]["on_ladder"] is False and version["ladder"]["removed_match"] == match.pk
     assert "failed in 1 ranked matches in a row" in version["ladder"]["removed_reason"]
     assert version["ladder"]["failing_matches"] == 1 and version["ladder"]["failing_matches_limit"] == 1
-    assert version["placement"] == {"state": "none", "games": None, "target": 30}
+    assert version["placement"] == {"state": "none", "games": None, "target": settings.PLACEMENT_GAMES}
     health = anyone.get(f"/api/versions/{crashing.pk}/failure-health/").json()
     assert health["by_kind"] == {"exception": 2} and health["failures"] == 2 and health["days"] == 30
     assert health["matches"] == health["failing_matches"] == 1
@@ -73,6 +74,7 @@ def test_the_placement_progress_in_lists_costs_the_same_queries(version_factory)
         "state": "playing",
         "games": 12,
         "target": 30,
+        "half_width": None,  # no game of its own recorded, no whole-history fit: not known yet
     }
 
     def listed() -> tuple[int, list[dict]]:  # type: ignore[type-arg]

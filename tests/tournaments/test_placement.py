@@ -165,3 +165,31 @@ def test_a_version_taken_off_the_ladder_plays_no_placement(version_factory) -> N
     placing(version_factory, ladder_removed_at=timezone.now())
     placing(version_factory, status="retired")
     assert ladder_tick(rng=random.Random(0)) == []
+
+
+GREEDY_BOT = (Path(__file__).resolve().parents[2] / "lineit" / "builtin" / "greedy_bot.py").read_bytes()
+
+
+@override_settings(**{**PLACEMENT, "PLACEMENT_DEALS_PER_MATCH": 4}, PLACEMENT_GAMES=1000, PLACEMENT_INTERVAL_ELO=150.0)
+def test_placement_ends_when_its_own_games_narrow_the_interval(version_factory) -> None:  # type: ignore[no-untyped-def]
+    """No whole-history fit in between: the games it played, against opponents of known rating,
+    settle it (lineit.stats.anchored), long before the cap of games."""
+    from tournaments.selectors.versions import placement_intervals
+
+    for rating in (1400.0, 1500.0, 1600.0):
+        rated(version_factory(code=RANDOM_BOT + f"# {rating}\n".encode()), rating, games=200)
+    newcomer = placing(version_factory, code=GREEDY_BOT)
+    widths = []
+    for step in range(60):
+        scheduled = ladder_tick(rng=random.Random(step))
+        if not scheduled:
+            break
+        for match in scheduled:
+            assert match.origin == Match.Origin.PLACEMENT
+            match_execute(match_id=match.pk, worker="test")
+        widths.append(placement_intervals([newcomer.pk]).get((newcomer.pk, "standard")))
+    newcomer.refresh_from_db()
+    assert newcomer.placement_ended_at is not None and newcomer.on_ladder
+    played = sum(match.games for match in placement_matches())
+    assert played < 1000  # the interval ended it, not the cap
+    assert widths[-1] is not None and widths[-1] <= 150.0 < widths[0]

@@ -71,8 +71,9 @@ def test_a_crashing_version_shows_its_failures_its_removal_and_its_owner_puts_it
 def test_the_version_page_shows_the_placement_progress(client, version_factory) -> None:  # type: ignore[no-untyped-def]
     version = version_factory(placement_started_at=timezone.now())
     Rating.objects.create(version=version, ruleset="standard", rules_version=RULES_VERSION, rating=1500, games=12)
-    assert "placement: 12 of 30 games" in client.get(page(version)).content.decode()
-    assert "placement: 12 of 30 games" in client.get(f"/bots/{version.bot.name}/").content.decode()
+    assert "placement: 12 games</strong>" in client.get(page(version)).content.decode()
+    assert "(at most 30 games)" in client.get(page(version)).content.decode()
+    assert "placement: 12 games</span>" in client.get(f"/bots/{version.bot.name}/").content.decode()
     BotVersion.objects.filter(pk=version.pk).update(placement_ended_at=timezone.now())
     assert "placement:" not in client.get(page(version)).content.decode()
 

@@ -20,7 +20,9 @@ from django.utils import timezone
 
 from lineit.botkit.failures import PLATFORM_FAULTS
 from lineit.engine import RULES_VERSION
-from tournaments.models import GameFailure, Match, MatchEntrant, Rating, RatingFit
+from lineit.stats.anchored import AnchoredRating, Table, anchored_rating
+from lineit.stats.plackett_luce import BASE_RATING
+from tournaments.models import Game, GameFailure, Match, MatchEntrant, Rating, RatingFit
 
 RECENT_FAILURES = 10  # failing games listed, newest first
 
@@ -115,7 +117,9 @@ def failure_counts(
 @dataclass(frozen=True)
 class PlacementProgress:
     games: int  # in the ladder ruleset where it has played fewest
-    target: int  # PLACEMENT_GAMES
+    target: int  # PLACEMENT_GAMES: the most it plays
+    half_width: float | None = None  # its widest 95% interval over the ladder rulesets, in Elo
+    goal: float = 0.0  # PLACEMENT_INTERVAL_ELO: it ends as soon as every interval is this narrow
 
 
 def placement_games(version_ids: Iterable[int]) -> dict[int, dict[str, int]]:
@@ -150,18 +154,80 @@ def placement_games(version_ids: Iterable[int]) -> dict[int, dict[str, int]]:
 
 
 def placement_intervals(version_ids: Iterable[int]) -> dict[tuple[int, str], float]:
-    """The half-width of each version's whole-history 95% interval (RatingFit, the latest fit),
-    by (version id, ladder ruleset), for those the fit rated. One query."""
+    """The half-width of each version's 95% rating interval by (version id, ladder ruleset): the
+    narrower of its whole-history fit's (RatingFit, the latest fit, when it rated the version) and
+    its anchored one from the games it has played (lineit.stats.anchored: its strength fitted with
+    its opponents' held at their fitted ratings, or their Elo; up to PLACEMENT_READ_GAMES of its
+    latest ranked games), so that placement can stop as soon as its games say enough, between two
+    whole-history fits. Five queries."""
+    ids = list(version_ids)
+    if not ids:
+        return {}
     fits = RatingFit.objects.filter(
-        version_id__in=list(version_ids), ruleset__in=settings.LADDER_RULESETS, rules_version=RULES_VERSION
+        version_id__in=ids, ruleset__in=settings.LADDER_RULESETS, rules_version=RULES_VERSION
     ).values_list("version_id", "ruleset", "low", "high")
-    return {(version_id, ruleset): (high - low) / 2 for version_id, ruleset, low, high in fits}
+    widths = {(version_id, ruleset): (high - low) / 2 for version_id, ruleset, low, high in fits}
+    for key, anchored in _anchored(ids).items():
+        widths[key] = min(widths.get(key, anchored.half_width), anchored.half_width)
+    return widths
+
+
+PLACEMENT_READ_GAMES = 2000
+
+
+def _anchored(ids: list[int]) -> dict[tuple[int, str], AnchoredRating]:
+    entered = (
+        MatchEntrant.objects.filter(
+            version_id__in=ids,
+            match__ranked=True,
+            match__status=Match.Status.FINISHED,
+            match__rules_version=RULES_VERSION,
+            match__ruleset__in=settings.LADDER_RULESETS,
+        )
+        .order_by("-match_id")
+        .values_list("match_id", "index", "version_id")[: PLACEMENT_READ_GAMES * len(ids)]
+    )
+    subject = {match_id: (index, version_id) for match_id, index, version_id in entered}
+    if not subject:
+        return {}
+    seated = MatchEntrant.objects.filter(match_id__in=subject).values_list("match_id", "index", "version_id")
+    entrants: dict[int, dict[int, int]] = defaultdict(dict)
+    for match_id, index, version_id in seated:
+        entrants[match_id][index] = version_id
+    opponents = {version for seats in entrants.values() for version in seats.values()}
+    strength: dict[tuple[int, str], float] = {
+        (version_id, ruleset): rating
+        for version_id, ruleset, rating in Rating.objects.filter(
+            version_id__in=opponents, rules_version=RULES_VERSION
+        ).values_list("version_id", "ruleset", "rating")
+    }
+    strength.update(
+        ((version_id, ruleset), rating)
+        for version_id, ruleset, rating in RatingFit.objects.filter(
+            version_id__in=opponents, rules_version=RULES_VERSION
+        ).values_list("version_id", "ruleset", "rating")
+    )
+    tables: dict[tuple[int, str], list[Table]] = defaultdict(list)
+    games = Game.objects.filter(match_id__in=subject).values_list("match_id", "seats", "ranks", "match__ruleset")
+    for match_id, seats, ranks, ruleset in games.iterator(chunk_size=2000):
+        index, version_id = subject[match_id]
+        versions = [entrants[match_id][entrant] for entrant in seats]
+        ratings = [strength.get((version, ruleset), BASE_RATING) for version in versions]
+        tables[(version_id, ruleset)].append(Table(ratings=ratings, ranks=ranks, subject=list(seats).index(index)))
+    return {key: anchored_rating(found) for key, found in tables.items()}
 
 
 def placement_progress(versions: Iterable[Any]) -> dict[int, PlacementProgress]:
     """The progress of those of ``versions`` still in placement (BotVersion.in_placement), by id."""
     placing = [version.pk for version in versions if version.in_placement]
-    return {
-        version_id: PlacementProgress(games=min(by_ruleset.values(), default=0), target=settings.PLACEMENT_GAMES)
-        for version_id, by_ruleset in placement_games(placing).items()
-    }
+    widths = placement_intervals(placing) if placing else {}
+    progress = {}
+    for version_id, by_ruleset in placement_games(placing).items():
+        known = [widths.get((version_id, ruleset)) for ruleset in by_ruleset]
+        progress[version_id] = PlacementProgress(
+            games=min(by_ruleset.values(), default=0),
+            target=settings.PLACEMENT_GAMES,
+            half_width=None if None in known or not known else max(w for w in known if w is not None),
+            goal=settings.PLACEMENT_INTERVAL_ELO,
+        )
+    return progress

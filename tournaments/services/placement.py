@@ -33,10 +33,11 @@ SPREAD_PATTERN = (0.0, 1.0, -1.0, 0.5, -0.5)
 
 
 def placement_settled(*, games: int, half_width: float | None) -> bool:
-    """Whether a version's rating in a ruleset is settled: PLACEMENT_GAMES rated games (the Elo
-    games count, with its finished matches not yet rated), or sooner, a whole-history 95% interval
-    (services/ratings_fit.py, refitted every RATINGS_FIT_SECONDS) no wider than
-    PLACEMENT_INTERVAL_ELO on either side."""
+    """Whether a version's rating in a ruleset is settled: a 95% interval no wider than
+    PLACEMENT_INTERVAL_ELO on either side (the narrower of its whole-history fit's and the one
+    its own games give with its opponents' ratings held: selectors/versions.py
+    placement_intervals), or at most PLACEMENT_GAMES rated games (the Elo games count, with its
+    finished matches not yet rated)."""
     if games >= settings.PLACEMENT_GAMES:
         return True
     return half_width is not None and half_width <= settings.PLACEMENT_INTERVAL_ELO

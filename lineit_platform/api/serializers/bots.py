@@ -86,7 +86,13 @@ class PlacementSerializer(serializers.Serializer):
     games = serializers.IntegerField(
         allow_null=True, help_text="Rated games so far, in the ladder ruleset where it has fewest (while playing)."
     )
-    target = serializers.IntegerField(help_text="The placement's games (PLACEMENT_GAMES).")
+    target = serializers.IntegerField(help_text="The most games the placement plays (PLACEMENT_GAMES).")
+    half_width = serializers.FloatField(
+        allow_null=True,
+        required=False,
+        help_text="Its widest 95% rating interval over the ladder rulesets, in Elo, each side (while playing; "
+        "null before any game). The placement ends when it is at most PLACEMENT_INTERVAL_ELO.",
+    )
 
 
 class VersionListSerializer(serializers.ListSerializer):
@@ -145,7 +151,8 @@ class VersionSerializer(serializers.ModelSerializer):
         progress = self.context.get("placement")
         if progress is None or version.pk not in progress:
             progress = placement_progress([version])
-        return {"state": "playing", "games": progress[version.pk].games, "target": progress[version.pk].target}
+        found = progress[version.pk]
+        return {"state": "playing", "games": found.games, "target": found.target, "half_width": found.half_width}
 
     @extend_schema_field(SprtTestSerializer(allow_null=True))
     def get_sprt(self, version: BotVersion) -> dict[str, Any] | None:
