@@ -26,7 +26,7 @@ from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from lineit_platform.notifications import notify_version_off_ladder, notify_version_validated
-from lineit_platform.queueing import resend_lost, send_after_commit
+from lineit_platform.queueing import WAITED_FOR, resend_lost, send_after_commit
 
 from .models import Bot, BotVersion
 from .runner import sandbox_match_run
@@ -142,7 +142,10 @@ def _version_create(
 
 def _queue_validation(version_id: int) -> None:
     send_after_commit(
-        "bots.tasks.bot_version_validate_task", version_id, what=f"the validation of version {version_id}"
+        "bots.tasks.bot_version_validate_task",
+        version_id,
+        what=f"the validation of version {version_id}",
+        priority=WAITED_FOR,  # before placement, SPRT and bulk work (lineit_platform/queueing.py)
     )
 
 

@@ -27,6 +27,15 @@ BULK = "bulk"  # nobody waits: ladder and tournament matches
 HOUSEKEEPING = "housekeeping"  # short and periodic: ladder tick, sweeper, rating writer, tournaments
 QUEUES = (INTERACTIVE, BULK, HOUSEKEEPING)
 
+# Priorities within and across the queues, under Redis (lower first: kombu's Redis transport
+# reads a queue's priority 0 before its 3 before its 9, and a worker on several queues reads
+# every queue's 0 before any queue's 3). Validations and requested test matches go first,
+# placement and SPRT games next, then the ladder and tournaments; the embedded filesystem broker
+# ignores them.
+WAITED_FOR = 0
+SOON = 3
+LATER = 9
+
 # The workers a platform runs (runplatform, docker-compose), each named after what it serves and
 # given its queues in the order it serves them: the interactive worker keeps capacity free for
 # the work someone waits for, the bulk worker also takes interactive work first whenever one of
@@ -38,17 +47,25 @@ WORKER_QUEUES = {
 }
 
 
-def send(task: str, *args: Any, what: str, queue: str | None = None, app: Celery | None = None) -> bool:
+def send(
+    task: str,
+    *args: Any,
+    what: str,
+    queue: str | None = None,
+    priority: int | None = None,
+    app: Celery | None = None,
+) -> bool:
     """Send the task named ``task`` (``tournaments.tasks.match_run_task``) with ``args`` now; False
     (logged) when the broker did not take it. By name, so that services import no task module
     (tasks import services: one way). ``queue``: one of QUEUES, or the task's route in
-    CELERY_TASK_ROUTES when None. ``app``: the platform's Celery app unless given."""
+    CELERY_TASK_ROUTES when None; ``priority``: WAITED_FOR, SOON or LATER (None: the route's).
+    ``app``: the platform's Celery app unless given."""
     if app is None:
         from lineit_platform.celery import app as platform_app
 
         app = platform_app
     try:
-        app.send_task(task, args=args, queue=queue)
+        app.send_task(task, args=args, queue=queue, priority=priority)
     except Exception as error:  # kombu's OperationalError, a socket error, a full disk...
         logger.warning(
             "could not send %s to the workers (%s: %s); the sweeper sends it again", what, type(error).__name__, error
@@ -57,9 +74,16 @@ def send(task: str, *args: Any, what: str, queue: str | None = None, app: Celery
     return True
 
 
-def send_after_commit(task: str, *args: Any, what: str, queue: str | None = None, app: Celery | None = None) -> None:
+def send_after_commit(
+    task: str,
+    *args: Any,
+    what: str,
+    queue: str | None = None,
+    priority: int | None = None,
+    app: Celery | None = None,
+) -> None:
     """send() once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: send(task, *args, what=what, queue=queue, app=app))
+    transaction.on_commit(lambda: send(task, *args, what=what, queue=queue, priority=priority, app=app))
 
 
 def resend_lost(

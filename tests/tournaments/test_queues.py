@@ -49,9 +49,16 @@ def start_worker(broker, tmp_path) -> Iterator[Callable[..., CeleryProcess]]:  #
         process.stop(signal.SIGTERM)
 
 
+PRIORITY_STEPS = (0, 3, 6, 9)  # kombu's Redis transport: a list per queue and priority step
+
+
+def key(queue: str, priority: int) -> str:
+    return queue if priority == 0 else f"{queue}\x06\x16{priority}"
+
+
 def waiting(broker: redis.Redis) -> dict[str, int]:
-    """The messages waiting in each queue (kombu keeps a queue as a Redis list of its name)."""
-    return {queue: broker.llen(queue) for queue in QUEUES}
+    """The messages waiting in each queue, whatever their priority."""
+    return {queue: sum(broker.llen(key(queue, step)) for step in PRIORITY_STEPS) for queue in QUEUES}
 
 
 def test_each_kind_of_work_is_sent_to_its_queue(broker, version_factory, alice) -> None:  # type: ignore[no-untyped-def]
@@ -72,6 +79,16 @@ def test_each_kind_of_work_is_sent_to_its_queue(broker, version_factory, alice) 
     for task in settings.CELERY_BEAT_SCHEDULE.values():
         app.send_task(task["task"])
     assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE)}
+
+
+def test_within_a_queue_what_someone_waits_for_goes_before_placement_and_sprt(broker, version_factory) -> None:  # type: ignore[no-untyped-def]
+    versions = [version_factory(), version_factory()]
+    match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.PLACEMENT)
+    match_schedule(versions=versions, games=2, limits=QUICK, origin=Match.Origin.SPRT)
+    match_schedule(versions=versions, games=2, limits=QUICK)  # requested by someone
+    match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
+    assert broker.llen(key(INTERACTIVE, 0)) == 1 and broker.llen(key(INTERACTIVE, 3)) == 2
+    assert broker.llen(key(BULK, 9)) == 1
 
 
 def test_a_lost_message_is_sent_again_to_the_queue_of_its_match(broker, version_factory) -> None:  # type: ignore[no-untyped-def]
@@ -101,6 +118,21 @@ def test_a_worker_on_two_queues_serves_the_interactive_one_first(start_worker, v
     started = dict(Match.objects.values_list("pk", "started_at"))
     # every requested match before any ladder match (taking turns between the queues would interleave them)
     assert max(started[match.pk] for match in requested) < min(started[match.pk] for match in ladder)
+
+
+def test_workers_serve_requested_matches_then_placement_then_the_ladder(start_worker, version_factory) -> None:  # type: ignore[no-untyped-def]
+    versions = [version_factory(), version_factory()]
+    ladder = match_schedule(versions=versions, games=1, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
+    placement = [
+        match_schedule(versions=versions, games=1, limits=QUICK, ranked=True, origin=Match.Origin.PLACEMENT)
+        for _ in range(2)
+    ]
+    requested = [match_schedule(versions=versions, games=1, limits=QUICK) for _ in range(2)]  # queued last
+    start_worker(INTERACTIVE, BULK)  # a bulk worker: it takes interactive work first
+    wait_for(lambda: not Match.objects.pending().exists(), "the matches")
+    started = dict(Match.objects.values_list("pk", "started_at"))
+    assert max(started[m.pk] for m in requested) < min(started[m.pk] for m in placement)
+    assert max(started[m.pk] for m in placement) < started[ladder.pk]
 
 
 def test_an_upload_is_validated_while_a_long_ladder_match_keeps_the_bulk_worker_busy(  # type: ignore[no-untyped-def]

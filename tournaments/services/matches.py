@@ -26,7 +26,7 @@ from lineit.botkit.untrusted import storable_text
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
 from lineit_platform.notifications import notify_match_ended
-from lineit_platform.queueing import BULK, INTERACTIVE, resend_lost, send_after_commit
+from lineit_platform.queueing import BULK, INTERACTIVE, LATER, SOON, WAITED_FOR, resend_lost, send_after_commit
 
 from ..models import Game, GameFailure, LiveGame, Match, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
@@ -37,17 +37,31 @@ logger = logging.getLogger(__name__)
 INTERACTIVE_ORIGINS = Match.INTERACTIVE_ORIGINS
 
 
+# The queue and the priority of a match of each origin (docs/platform.md, "Queues"): what someone
+# waits for on the page first, a new version's placement and SPRT games next, the rest after.
+ROUTES = {
+    Match.Origin.MANUAL: (INTERACTIVE, WAITED_FOR),
+    Match.Origin.PLACEMENT: (INTERACTIVE, SOON),
+    Match.Origin.SPRT: (INTERACTIVE, SOON),
+    Match.Origin.LADDER: (BULK, LATER),
+    Match.Origin.TOURNAMENT: (BULK, LATER),
+}
+
+
 def match_queue(origin: str) -> str:
-    """The queue a match of this origin is sent to (docs/platform.md, "Queues")."""
-    return INTERACTIVE if origin in INTERACTIVE_ORIGINS else BULK
+    """The queue a match of this origin is sent to."""
+    return ROUTES[Match.Origin(origin)][0]
 
 
-def _send(match_id: int, *, queue: str) -> None:
-    send_after_commit("tournaments.tasks.match_run_task", match_id, what=f"match {match_id}", queue=queue)
+def _send(match_id: int, *, queue: str, priority: int) -> None:
+    send_after_commit(
+        "tournaments.tasks.match_run_task", match_id, what=f"match {match_id}", queue=queue, priority=priority
+    )
 
 
 def _queue(match: Match) -> None:
-    _send(match.pk, queue=match_queue(match.origin))
+    queue, priority = ROUTES[Match.Origin(match.origin)]
+    _send(match.pk, queue=queue, priority=priority)
 
 
 def _ended(match: Match) -> None:
@@ -444,13 +458,13 @@ def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
     resend_before = now - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS)
     queued = Match.objects.filter(status=Match.Status.QUEUED)
     counts["resent"] = 0
-    for queue, origins in ((INTERACTIVE, INTERACTIVE_ORIGINS), (BULK, set(Match.Origin) - INTERACTIVE_ORIGINS)):
+    for route in sorted(set(ROUTES.values())):
         lost = resend_lost(
-            queued.filter(origin__in=origins),
+            queued.filter(origin__in=[origin for origin, its in ROUTES.items() if its == route]),
             sent_at="queued_at",
             before=resend_before,
             now=now,
-            send_one=functools.partial(_send, queue=queue),
+            send_one=functools.partial(_send, queue=route[0], priority=route[1]),
         )
         counts["resent"] += len(lost)
     counts["validations_resent"] = bot_validations_resend(now=now)
