@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import hashlib
 import json
 import math
 import sys
@@ -19,7 +18,7 @@ from lineit.botkit.schedule import MAX_GAMES, MatchSpec
 from lineit.botkit.sources import BUILTIN_NAMES
 from lineit.botkit.untrusted import safe_text
 from lineit.engine import RULESETS, STANDARD
-from lineit.stats.sprt import CONTINUE, H0, H1, Bounds, Sprt
+from lineit.stats.sprt import CONTINUE, H0, H1, MOST_GAMES, Bounds, Sprt, batch_seed
 
 from .errors import BotsForfeited, CommandError, UsageError
 from .match import (
@@ -36,7 +35,6 @@ from .match import (
 
 DEFAULT_BATCH = 20  # games between two looks at the test: ten deals, each played from both seats
 DEFAULT_MAX_GAMES = 20_000
-MOST_GAMES = 1_000_000
 NEW, OLD = 0, 1  # entrants
 
 EPILOG = f"""\
@@ -167,12 +165,6 @@ def with_whole_shards(jobs: Iterator[MatchJob]) -> Iterator[MatchJob]:
     """A batch is played by one worker (its bots started once): the workers share the batches."""
     for job in jobs:
         yield dataclasses.replace(job, shard_games=job.spec.games)
-
-
-def batch_seed(seed: int, batch: int) -> int:
-    """The match seed of a batch: batches of different --seed values share no deal."""
-    digest = hashlib.blake2b(f"lineit-sprt/{seed}/{batch}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1  # below 2**63
 
 
 def report(

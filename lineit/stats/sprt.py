@@ -26,6 +26,7 @@ fishtest runs, the prior is negligible.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 
@@ -39,6 +40,15 @@ MOST_ELO = 2000.0  # a bound beyond this is a score of 0.99999 or more: no test 
 H1 = "H1"  # the new version is better (by about elo1 or more)
 H0 = "H0"  # it is not (better by about elo0 at most)
 CONTINUE = "continue"
+MOST_GAMES = 1_000_000  # the largest game cap a test may have (lineit sprt --max-games, the platform's)
+
+
+def batch_seed(seed: int, batch: int) -> int:
+    """The match seed of a test's batch ``batch`` (0, 1, ...): batches of different seeds share no
+    deal. `lineit sprt --seed S` and the platform's SPRT of a new version (its seed S) play the
+    same deals in the same batches."""
+    digest = hashlib.blake2b(f"lineit-sprt/{seed}/{batch}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1  # below 2**63
 
 
 def elo_of(score: float) -> float:

@@ -42,7 +42,7 @@ class SprtTest(models.Model):
     ruleset = models.CharField(max_length=20)
     # The test's parameters (lineit.stats.sprt.Bounds) and its schedule: batches of
     # ``batch_games`` games (whole deal pairs), batch i played with the seed
-    # lineit.cli.sprt.batch_seed(seed, i), as `lineit sprt --seed <seed> --batch <batch_games>`.
+    # lineit.stats.sprt.batch_seed(seed, i), as `lineit sprt --seed <seed> --batch <batch_games>`.
     elo0 = models.FloatField()
     elo1 = models.FloatField()
     alpha = models.FloatField()
