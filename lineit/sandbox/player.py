@@ -173,7 +173,7 @@ class SandboxedPlayer:
         if self._gate is not None:
             self._gate.release(self)
         if self._launched is not None:
-            self._kill()
+            self._kill(again=True)
             self._launched.process.wait()
             if self._pidfd is not None:
                 # the host is not our child in the bubblewrap tier: wait until it has exited too
@@ -205,7 +205,7 @@ class SandboxedPlayer:
 
     def __del__(self) -> None:
         if getattr(self, "_launched", None) is not None:
-            self._kill()
+            self._kill(again=True)
 
     # ------------------------------------------------------------------ freezing
 
@@ -392,10 +392,12 @@ class SandboxedPlayer:
         # the operator (PlatformFailure.detail), never in the message, which match pages show.
         raise BotFailure(kind, message, self.stderr_tail())
 
-    def _kill(self) -> None:
+    def _kill(self, *, again: bool = False) -> None:
+        """Kill the bot (once, unless ``again``: close() kills whatever the flag says, since a
+        signal that interrupted an earlier kill may have left the flag set and the bot alive, and
+        close() then waits for it). The flag is set only once both kills are sent."""
         launched = self._launched
-        if launched is not None and not self._killed:
-            self._killed = True
+        if launched is not None and (again or not self._killed):
             # Killing bubblewrap tears down its pid namespace; in the Landlock tier the host is
             # the process itself, and it cannot fork. The host is killed directly as well, so
             # it does not wait for the parent-death signal to travel through bwrap's init.
@@ -403,6 +405,7 @@ class SandboxedPlayer:
                 self._signal(signal.SIGKILL)
             with contextlib.suppress(OSError):
                 launched.process.kill()
+            self._killed = True
 
     def _require_channel(self) -> Channel:
         if self._channel is None:

@@ -484,3 +484,20 @@ def test_bubblewraps_init_is_kept_stopped_and_let_go_to_report_a_crash(tmp_path:
         assert wait_until_gone(init)
     finally:
         player.cleanup()
+
+
+def test_closing_kills_the_bot_even_when_an_interrupted_kill_left_it_marked_killed(tier: str, tmp_path: Path) -> None:
+    """A signal (Ctrl-C, SIGTERM) that lands in the middle of a kill may leave the player marked
+    killed with its bot alive; closing must still kill it, not wait for it for ever."""
+    import threading
+
+    player = SandboxedPlayer(bot_file(tmp_path, "plain", SINGLE_THREADED), LIMITS, tier=tier)
+    player.start(5)
+    pid = player.pid
+    assert pid is not None
+    player._killed = True  # as a kill cut short after marking, before signalling, would leave it
+    closing = threading.Thread(target=player.cleanup, daemon=True)
+    closing.start()
+    closing.join(30)
+    assert not closing.is_alive(), "close() waited for a bot nobody killed"
+    assert wait_until_gone(pid)
