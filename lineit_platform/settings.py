@@ -580,6 +580,8 @@ SPECTACULAR_SETTINGS = {
         # A recurring tournament takes two of the three ways to enter (check --deploy warned of the clash).
         "ParticipationEnum": "tournaments.models.Tournament.Participation",
         "RecurringParticipationEnum": ["all-active", "open"],
+        # The events a user is told about by email and by webhook: one choice set, one name.
+        "NotificationEventEnum": "bots.models.NotificationEvent",
     },
 }
 
