@@ -294,7 +294,7 @@ FAILURE_HEALTH_DAYS = env_int("FAILURE_HEALTH_DAYS", 30, minimum=1, maximum=3650
 # opponents spread PLACEMENT_SPREAD_ELO around its expected rating.
 PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 300, minimum=0, maximum=10_000)
 PLACEMENT_MAX_MATCHES = env_int("PLACEMENT_MAX_MATCHES", 2, minimum=1, maximum=1000)
-PLACEMENT_DEALS_PER_MATCH = env_int("PLACEMENT_DEALS_PER_MATCH", 4, minimum=1, maximum=1000)
+PLACEMENT_DEALS_PER_MATCH = env_int("PLACEMENT_DEALS_PER_MATCH", 2, minimum=1, maximum=1000)
 PLACEMENT_SPREAD_ELO = env_float("PLACEMENT_SPREAD_ELO", 150.0, minimum=0.0)
 PLACEMENT_INTERVAL_ELO = env_float("PLACEMENT_INTERVAL_ELO", 50.0, minimum=0.0)
 SWEEP_INTERVAL_SECONDS = env_float("SWEEP_INTERVAL_SECONDS", 60.0, minimum=1.0)
