@@ -13,30 +13,14 @@ and CELERY_BROKER_URL say otherwise.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from scratch import scratch_platform
+
 ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/lineit_bench")
-os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lineit_platform.settings")
-sys.path.insert(0, str(ROOT))
-
-
-def ensure_database() -> None:
-    import psycopg
-
-    from lineit_platform.database_url import database_from_url
-
-    config = database_from_url(os.environ["DATABASE_URL"], default_sqlite=Path("unused.sqlite3"))
-    with psycopg.connect(
-        host=config["HOST"], port=config["PORT"] or 5432, user=config["USER"], dbname="postgres", autocommit=True
-    ) as connection:
-        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]]).fetchone():
-            connection.execute(f'CREATE DATABASE "{config["NAME"]}"')
 
 
 def main() -> None:
@@ -44,21 +28,13 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=6)
     parser.add_argument("--games", type=int, default=100)
     args = parser.parse_args()
-    ensure_database()
-    import django
-
-    django.setup()
-    import redis
-    from django.conf import settings
-    from django.core.management import call_command
+    scratch_platform("lineit_bench", redis_db=14)
 
     from bots.runner import sandbox_match_run
     from bots.services import builtin_bots_register
     from tournaments.models import Match
     from tournaments.services.matches import match_schedule, match_spec
 
-    call_command("migrate", verbosity=0)
-    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     (random_bot,) = builtin_bots_register(names=("random",))
     versions = [random_bot, random_bot]
 

@@ -25,26 +25,10 @@ import sys
 import time
 from pathlib import Path
 
+from scratch import scratch_platform
+
 ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/lineit_bench_sprt")
-os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lineit_platform.settings")
-os.environ.setdefault("DEBUG", "1")  # a scratch platform: the development secret key is fine
 os.environ["LADDER_ENABLED"] = "0"
-sys.path.insert(0, str(ROOT))
-
-
-def ensure_database() -> None:
-    import psycopg
-
-    from lineit_platform.database_url import database_from_url
-
-    config = database_from_url(os.environ["DATABASE_URL"], default_sqlite=Path("unused.sqlite3"))
-    with psycopg.connect(
-        host=config["HOST"], port=config["PORT"] or 5432, user=config["USER"], dbname="postgres", autocommit=True
-    ) as connection:
-        if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]]).fetchone():
-            connection.execute(f'CREATE DATABASE "{config["NAME"]}"')
 
 
 def start_worker(concurrency: int, batch: int, max_games: int) -> subprocess.Popen[bytes]:
@@ -107,16 +91,10 @@ def main() -> None:
     parser.add_argument("--max-games", type=int, default=2000, help="SPRT_MAX_GAMES (default 2000)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for a verdict")
     args = parser.parse_args()
-    ensure_database()
-    import django
-
-    django.setup()
+    scratch_platform("lineit_bench_sprt", redis_db=13)
     import redis
     from django.conf import settings
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
-    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     worker = start_worker(args.concurrency, args.batch, args.max_games)
     try:
         time.sleep(3)  # let the worker connect and find its sandbox tier before the clock starts
