@@ -17,6 +17,8 @@ COPY lineit_platform ./lineit_platform
 COPY bots ./bots
 COPY tournaments ./tournaments
 COPY templates ./templates
+# the documentation the site shows at /docs/ (and lineit/rules.md links to docs/rules.md)
+COPY docs ./docs
 COPY manage.py ./
 COPY scripts ./scripts
 # mypy brings mypyc, which compiles the engine's hot modules (scripts/build_engine.py).

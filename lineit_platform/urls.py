@@ -14,5 +14,6 @@ urlpatterns = [
     path("api/", include("lineit_platform.api.urls")),
     path("", include("tournaments.urls")),
     path("", include("lineit_platform.web.tournaments")),
+    path("", include("lineit_platform.web.docs")),
     path("", include("lineit_platform.web.urls")),
 ]
