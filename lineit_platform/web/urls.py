@@ -1,12 +1,12 @@
 """The server-rendered pages."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import URLPattern, URLResolver, path, register_converter
+from django.urls import URLPattern, URLResolver, path, register_converter, reverse_lazy
 
 from bots.models import BOT_NAME_PATTERN
 
 from .forms import LoginForm
-from .views import account, pages, sprt, versions
+from .views import account, browse, pages, sprt, versions
 
 
 class BotNameConverter:
@@ -27,6 +27,10 @@ register_converter(BotNameConverter, "botname")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", pages.home, name="home"),
+    path("bots/", browse.bot_list_page, name="bot-list"),
+    path("matches/", browse.match_list_page, name="match-list"),
+    path("leaderboard/", browse.leaderboard_page, name="leaderboard"),
+    path("users/<str:username>/", browse.user_page, name="user-detail"),
     path("bots/<botname:name>/", pages.bot_detail, name="bot-detail"),
     path("bots/<botname:name>/upload/", account.bot_upload, name="bot-upload"),
     path("bots/<botname:name>/v<int:number>/", pages.version_detail, name="version-detail"),
@@ -54,6 +58,33 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password-reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name="web/password_reset.html",
+            email_template_name="web/password_reset_email.txt",
+            subject_template_name="web/password_reset_subject.txt",
+            success_url=reverse_lazy("password-reset-done"),
+        ),
+        name="password-reset",
+    ),
+    path(
+        "accounts/password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="web/password_reset_done.html"),
+        name="password-reset-done",
+    ),
+    path(
+        "accounts/password-reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="web/password_reset_confirm.html", success_url=reverse_lazy("password-reset-complete")
+        ),
+        name="password-reset-confirm",
+    ),
+    path(
+        "accounts/password-reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="web/password_reset_complete.html"),
+        name="password-reset-complete",
+    ),
     path("me/bots/", account.my_bots, name="my-bots"),
     path("me/token/", account.api_token, name="api-token"),
     path("me/notifications/", account.my_notifications, name="my-notifications"),

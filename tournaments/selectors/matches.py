@@ -82,7 +82,8 @@ def match_rows(matches: Iterable[Row]) -> list[Row]:
     """Rows of match_list as the API and the pages show them: each match's columns, its
     requester's name (``requested_by``, None if nobody) and its entrants in index order
     (``entrants``: index, version, label, bot, bot_name, number, total_score, mean_rank, wins,
-    forfeits). The names come from names.py: no query, or one for those not kept."""
+    forfeits, and ``winner``: whether it won a finished match, see _mark_winners). The names come
+    from names.py: no query, or one for those not kept."""
     rows = list(matches)
     labels = version_labels(entrant["version"] for row in rows for entrant in row["entrant_summary"])
     requesters = usernames(row["requested_by_id"] for row in rows if row["requested_by_id"] is not None)
@@ -90,7 +91,19 @@ def match_rows(matches: Iterable[Row]) -> list[Row]:
         requester = row.pop("requested_by_id")
         row["requested_by"] = None if requester is None else requesters.get(requester)
         row["entrants"] = [_entrant(entrant, labels) for entrant in row.pop("entrant_summary")]
+        _mark_winners(row)
     return rows
+
+
+def _mark_winners(row: Row) -> None:
+    """A finished match's winners are the entrants of the best mean rank over its games, unless
+    every entrant shares it (a tie: no winner)."""
+    entrants = row["entrants"]
+    ranks = [entrant["mean_rank"] for entrant in entrants if entrant.get("mean_rank") is not None]
+    best = min(ranks) if row["status"] == Match.Status.FINISHED and ranks else None
+    tie = len(ranks) == len(entrants) and len(set(ranks)) == 1
+    for entrant in entrants:
+        entrant["winner"] = best is not None and not tie and entrant.get("mean_rank") == best
 
 
 def _entrant(summary: Row, labels: dict[int, Label]) -> Row:

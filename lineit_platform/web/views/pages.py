@@ -13,25 +13,24 @@ from django.urls import reverse
 
 from bots.models import Bot, BotVersion, reads_text_of
 from lineit.botkit.untrusted import safe_text
-from lineit.engine import RULESETS, ReplayError
+from lineit.engine import ReplayError
 from tournaments.models import Game, LiveGame, Match
 from tournaments.selectors.matches import Row, head_to_head, recent_matches
 from tournaments.selectors.matches import match_detail as read_match
 from tournaments.selectors.progress import match_progress as read_progress
-from tournaments.selectors.ratings import active_leaderboard
 
 from .. import health, selectors
 from ..plots import rating_plot
 from ..replay import replay_sections, replay_view
 from ..tournaments import running_and_upcoming
+from . import browse
 
 
 def home(request: HttpRequest) -> HttpResponse:
     order = "conservative" if request.GET.get("order") == "conservative" else "elo"
     context = {
-        "leaderboards": [(ruleset, active_leaderboard(ruleset, order=order)) for ruleset in RULESETS],
+        **browse.home_sections(order=order),
         "order": order,
-        "recent_matches": recent_matches(limit=15),
         "tournaments": running_and_upcoming(limit=5),
     }
     return render(request, "web/home.html", context)
@@ -65,6 +64,7 @@ def version_detail(request: HttpRequest, name: str, number: int) -> HttpResponse
         "show_details": version.visible_details_for(request.user),
         "ratings": version.ratings.order_by("ruleset", "rules_version"),
         **health.version_health(version),
+        **browse.version_sections(request, version),
     }
     return render(request, "web/version_detail.html", context)
 

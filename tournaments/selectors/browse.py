@@ -1,0 +1,160 @@
+"""Read-only queries behind the browsing pages (lineit_platform/web/views/browse.py): the bot list,
+a user's matches, the full leaderboard's extra columns and a version's head-to-head record.
+Nothing here writes; the lists of matches and ratings themselves are matches.py's and
+ratings.py's reads, filtered and paged by the pages."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import Max, OuterRef, QuerySet, Subquery, Sum
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from lineit.engine import RULES_VERSION
+from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent
+
+from .matches import HeadToHead
+
+Row = dict[str, Any]
+RECENT_DAYS = 7  # a leaderboard row's "recent change": the sum of its rating's moves in these days
+
+
+# --- Bots -------------------------------------------------------------------------------------
+
+
+def bot_list(*, ruleset: str) -> QuerySet[Bot]:
+    """Bots by name, as rows: id, name, is_builtin, created_at, owner (a username), the newest
+    active version's number (``active_number``, None without one) and its rating in ``ruleset``
+    under the current rules (``rating``, ``rated_games``: None before any). One query a page."""
+    active = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.ACTIVE).order_by("-number")
+    # Nested one level down, the bot is the outer query's outer row.
+    newest_active = BotVersion.objects.filter(bot=OuterRef(OuterRef("pk")), status=BotVersion.Status.ACTIVE).order_by(
+        "-number"
+    )
+    rating = Rating.objects.filter(
+        version=Subquery(newest_active.values("pk")[:1]), ruleset=ruleset, rules_version=RULES_VERSION
+    )
+    return (
+        Bot.objects.order_by("name")
+        .annotate(
+            active_number=Subquery(active.values("number")[:1]),
+            rating=Subquery(rating.values("rating")[:1]),
+            rated_games=Subquery(rating.values("games")[:1]),
+        )
+        .values("id", "name", "is_builtin", "created_at", "owner__username", "active_number", "rating", "rated_games")
+    )
+
+
+# --- Matches ----------------------------------------------------------------------------------
+
+
+def matches_of_owner(matches: QuerySet[Match], owner_id: int) -> QuerySet[Match]:
+    """The matches in which a bot of this user played."""
+    entrants = MatchEntrant.objects.filter(version__bot__owner_id=owner_id).order_by().values("match_id")
+    return matches.filter(pk__in=Subquery(entrants))
+
+
+# --- The leaderboard --------------------------------------------------------------------------
+
+
+def played_at_size(ratings: QuerySet[Rating], *, ruleset: str, players: int) -> QuerySet[Rating]:
+    """The ratings of versions that played a finished ranked match of ``players`` seats in
+    ``ruleset`` under the current rules."""
+    entrants = (
+        MatchEntrant.objects.filter(
+            match__num_players=players,
+            match__ranked=True,
+            match__status=Match.Status.FINISHED,
+            match__ruleset=ruleset,
+            match__rules_version=RULES_VERSION,
+        )
+        .order_by()
+        .values("version_id")
+    )
+    return ratings.filter(version_id__in=Subquery(entrants))
+
+
+def leaderboard_extras(rows: list[Row], *, ruleset: str, players: int | None) -> None:
+    """Adds to leaderboard_rows' rows the games of their finished ranked matches in ``ruleset``
+    (at ``players`` seats if given: ``played``), the share won (``win_rate``), when they last
+    played (``last_played``) and their rating's move in the last RECENT_DAYS days
+    (``recent_change``, None without one). Two queries, whatever the number of rows."""
+    versions = [row["version"] for row in rows]
+    entrants = MatchEntrant.objects.filter(
+        version_id__in=versions,
+        match__ranked=True,
+        match__status=Match.Status.FINISHED,
+        match__ruleset=ruleset,
+        match__rules_version=RULES_VERSION,
+    )
+    if players is not None:
+        entrants = entrants.filter(match__num_players=players)
+    totals = {
+        total["version_id"]: total
+        for total in entrants.order_by()
+        .values("version_id")
+        .annotate(wins=Sum("wins"), played=Sum("match__games"), last=Max("match__finished_at"))
+    }
+    since = timezone.now() - timedelta(days=RECENT_DAYS)
+    changes = dict(
+        RatingEvent.objects.filter(
+            version_id__in=versions, ruleset=ruleset, rules_version=RULES_VERSION, created_at__gte=since
+        )
+        .order_by()
+        .values("version_id")
+        .annotate(change=Sum("delta"))
+        .values_list("version_id", "change")
+    )
+    for row in rows:
+        total = totals.get(row["version"], {})
+        row["played"] = played = total.get("played") or 0
+        row["win_rate"] = (total.get("wins") or 0) / played if played else None
+        row["last_played"] = total.get("last")
+        row["recent_change"] = changes.get(row["version"])
+
+
+# --- Head to head of one version -----------------------------------------------------------------
+
+
+def version_head_to_head(version: BotVersion, *, max_games: int = 20_000) -> list[HeadToHead]:
+    """As matches.head_to_head, for one version: against every bot it met at a table, the games
+    shared, the mean score difference and the pairwise win rate with its interval. Two versions
+    of a bot are compared against one opponent by their two records. Games where the version
+    sat twice compare the other seats with its first seat only; its own bot's other versions
+    are opponents like any other bot (by their bot)."""
+    match_ids = list(
+        MatchEntrant.objects.filter(version=version, match__status=Match.Status.FINISHED)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)
+        .distinct()[:5000]
+    )
+    entrants: dict[tuple[int, int], tuple[int, int]] = {
+        (match_id, index): (version_id, bot_id)
+        for match_id, index, version_id, bot_id in MatchEntrant.objects.filter(match_id__in=match_ids).values_list(
+            "match_id", "index", "version_id", "version__bot_id"
+        )
+    }
+    tables: dict[int, HeadToHead] = {}
+    games = Game.objects.filter(match_id__in=match_ids).order_by("-match_id", "index")
+    rows = games.values_list("match_id", "deal", "seats", "scores", "ranks")[:max_games]
+    for match_id, deal, seats, scores, ranks in rows.iterator(chunk_size=2000):
+        sitting = [entrants[(match_id, entrant)] for entrant in seats]
+        versions = [version_id for version_id, _ in sitting]
+        if version.pk not in versions:
+            continue
+        mine = versions.index(version.pk)
+        for seat, (other_version, other_bot) in enumerate(sitting):
+            if other_version == version.pk:
+                continue
+            record = tables.setdefault(other_bot, HeadToHead(opponent=Bot(pk=other_bot)))
+            record.games += 1
+            record.score_difference += scores[mine] - scores[seat]
+            share = 1.0 if ranks[mine] < ranks[seat] else 0.5 if ranks[mine] == ranks[seat] else 0.0
+            record.wins += share
+            record.deals.setdefault((match_id, deal), []).append(share)
+    opponents = Bot.objects.in_bulk(tables.keys())
+    for other, record in tables.items():
+        record.opponent = opponents[other]
+    return sorted(tables.values(), key=lambda record: (-record.games, record.opponent.name))
