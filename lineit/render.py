@@ -60,12 +60,22 @@ def line_text(state: GameState, seat: int, style: Style) -> str:
     direction = {1: "up", -1: "down", 0: "no direction yet"}[line.direction]
     parts = [f"{direction}:", style.cards(line.cards)]
     if line.bet:
-        value = int(card_label(line.bet)[1:])
-        parts.append(f"  bet {card_label(line.bet)}: {line.after_bet} of {value} cards after it")
+        parts.append(f"  {bet_text(line.bet, line.after_bet)}")
     counts = [f"{colour[:1]}{count}" for colour, count in zip(COLOURS, line.colours) if count]
     if counts:
         parts.append(f"  colours {' '.join(counts)}")
     return " ".join(parts)
+
+
+def bet_text(bet: int, after_bet: int) -> str:
+    """A line's bet in words: what it still needs, or that it is safe (docs/rules.md: at the
+    close, at least X number cards after a bet card of value X give +X, fewer give -X)."""
+    value = int(card_label(bet)[1:])
+    cards = plural(after_bet, "number card")
+    if after_bet >= value:
+        return f"bet {value}: safe, +{value} at the close ({cards} after it, {value} needed)"
+    needs = plural(value - after_bet, "more number card")
+    return f"bet {value}: needs {needs} after it, or -{value} at the close ({after_bet} of {value} so far)"
 
 
 def score_text(state: GameState, seat: int) -> str:

@@ -146,6 +146,11 @@ MIDDLEWARE = [
     # Every response, static files included: the strict Content-Security-Policy.
     "lineit_platform.security.ContentSecurityPolicyMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Pages and JSON gzipped when asked (static files too, unless WhiteNoise serves a .gz already).
+    # BREACH: Django's CSRF token is masked afresh on every response and GZipMiddleware pads the
+    # gzip header with random bytes ("Heal the BREACH"), so a secret's compressed length leaks
+    # nothing a request can steer.
+    "django.middleware.gzip.GZipMiddleware",
     # Then, before anything reads the body: one larger than REQUEST_MAX_BYTES is refused.
     "lineit_platform.request_limits.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -3,8 +3,9 @@
 The server re-runs the replay (``replay_game`` reads every format version through the engine's
 ``upgrade_replay``, so the viewer follows the format as it evolves) and writes one position per
 decision: the position before decision i is ``positions[i]``, and ``positions[-1]`` is the end of
-the game. The page embeds it with ``json_script``; static/web/replay.js only draws it, so what
-the viewer shows is always what the engine computed.
+the game. static/web/replay.js fetches it (``/games/<id>/view.json``, or a live game's
+``/matches/<id>/live/<index>/view.json``) and only draws it, so what the viewer shows is always
+what the engine computed; the page itself carries only the log of decisions.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from lineit.engine import (
     rounds_in_game,
     verify_replay,
 )
-from lineit.render import Style, effects
+from lineit.render import Style, bet_text, effects
 
-VIEW_VERSION = 1  # the shape of the document below, read by replay.js
+VIEW_VERSION = 2  # the shape of the document below, read by replay.js
 _DIRECTIONS = {1: "up", -1: "down", 0: None}
 
 
@@ -53,6 +54,7 @@ def _position(state: GameState) -> dict[str, Any]:
                 "line": line.cards.copy(),
                 "direction": _DIRECTIONS[line.direction],
                 "bet": line.bet or None,
+                "bet_text": bet_text(line.bet, line.after_bet) if line.bet else None,
                 "after_bet": line.after_bet,
                 "colours": line.colours.copy(),
                 "hand": hand.copy(),

@@ -50,7 +50,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<int:pk>/progress.json", pages.match_progress, name="match-progress"),
     path("matches/<int:pk>/live/<int:index>/", pages.live_replay_viewer, name="live-replay-viewer"),
     path("matches/<int:pk>/live/<int:index>.json", pages.live_replay_json, name="live-replay-json"),
+    path("matches/<int:pk>/live/<int:index>/view.json", pages.live_replay_view_json, name="live-replay-view-json"),
     path("games/<int:pk>/replay/", pages.replay_viewer, name="replay-viewer"),
+    path("games/<int:pk>/view.json", pages.replay_view_json, name="replay-view-json"),
     path("accounts/signup/", account.signup, name="signup"),
     path(
         "accounts/login/",

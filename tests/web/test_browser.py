@@ -1,11 +1,11 @@
 """A new visitor's whole story in Debian's Chromium, against a live server and a real Celery worker
 on PostgreSQL and Redis: sign up, create a bot, upload it, watch it validated, request a match,
-open the replay and step through it with the keyboard, then open a tournament bracket. Every page is screenshotted into
-test-artifacts/screenshots/, and any console error fails the test."""
+open the replay and step through it with the keyboard, the slider and autoplay, then open a tournament bracket.
+Every page is screenshotted into test-artifacts/screenshots/, axe-core checks it (tests/web/axe_check.py), and any
+console error fails the test."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import redis
+from axe_check import assert_accessible
 from celery_processes import CeleryProcess, wait_for
 from django.conf import settings
 from django.utils import timezone
@@ -88,7 +89,7 @@ def board_state(page: Any) -> dict[str, Any]:
             market: [...document.querySelectorAll('[aria-label=market] .card')].map(c => c.textContent),
             lines: [...document.querySelectorAll('.player')].map(p =>
                 [...p.querySelectorAll('[aria-label^="line of seat"] .card')].map(c => c.textContent)),
-            backs: document.querySelectorAll('.card-back').length,
+            backs: document.querySelectorAll('#replay-board .card-back').length,
         })"""
     )
 
@@ -125,6 +126,7 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     page.reload()
     assert page.locator(".leaderboard tbody tr").first.locator("a").first.inner_text() in {"random", "greedy"}
     screenshot(page, "01-home")
+    assert_accessible(page, "home")
     console.check("home")
 
     # Sign up.
@@ -133,11 +135,13 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     page.get_by_label("Password", exact=True).fill("a-long-passphrase-42")
     page.get_by_label("Password confirmation").fill("a-long-passphrase-42")
     screenshot(page, "02-signup")
+    assert_accessible(page, "signup")
     page.get_by_role("button", name="Create my account").click()
     page.wait_for_url(f"{base}/me/bots/")
     page.get_by_label("Name").fill("doras-bot")
     page.get_by_label("Description").fill("Plays the first legal action.")
     screenshot(page, "03-my-bots-empty")
+    assert_accessible(page, "my bots, a welcome message")
     page.get_by_role("button", name="Create bot").click()
 
     # Upload: a progress bar, then the validation result, on the same page.
@@ -150,6 +154,7 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     assert page.locator("#upload-bar").evaluate("bar => bar.value") == 100
     assert BotVersion.objects.get(bot__name="doras-bot").status == "active"
     screenshot(page, "04-upload-validated")
+    assert_accessible(page, "upload, validated")
     console.check("upload")
 
     # A test match against the greedy built-in.
@@ -158,6 +163,7 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     page.get_by_label("greedy@v1").check()
     page.get_by_label("Games").fill("2")
     screenshot(page, "05-match-request")
+    assert_accessible(page, "match request")
     page.get_by_role("button", name="Queue the match").click()
     page.wait_for_url(re.compile(r".*/matches/\d+/$"))
     match = Match.objects.get(requested_by__username="dora")
@@ -166,17 +172,34 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     page.locator(".badge-finished").first.wait_for(timeout=30_000)
     assert page.locator("meta[http-equiv=refresh]").count() == 0
     screenshot(page, "06-match")
+    assert_accessible(page, "match")
     console.check("match")
 
-    # The replay: keyboard, slider, turn steps, viewpoint and permalink.
-    page.get_by_role("link", name="Replay of game 0").click()
+    # The replay: keyboard, slider, turn steps, viewpoint and permalink. The page carries the log;
+    # the positions come as JSON (the game's view.json), gzipped as the browser asks.
+    with page.expect_response(re.compile(r".*/games/\d+/view\.json$")) as view_response:
+        page.get_by_role("link", name="Replay of game 0").click()
     page.wait_for_selector("#replay-board .player")
     game = Game.objects.get(match=match, index=0)
-    data = json.loads(page.locator("#replay-data").text_content())
+    assert view_response.value.headers.get("content-encoding") == "gzip"
+    data = view_response.value.json()
+    assert page.locator("#replay-data, script[type='application/json']").count() == 0
+    page_response = page.request.get(f"{base}/games/{game.pk}/replay/", headers={"Accept-Encoding": "gzip"})
+    assert page_response.headers.get("content-encoding") == "gzip"
     decisions = data["decisions"]
     assert [d["action"] for d in decisions] == [action for _seat, action in game.replay_document()["actions"]]
     expect_position(page, data, 0)
+    # The score chart (a line per seat, a marker at the position shown) and the legend.
+    chart = page.locator("#replay-chart svg")
+    assert chart.locator("polyline.series").count() == len(data["players"])
+    assert (
+        chart.locator("line.marker").get_attribute("x1")
+        == chart.locator("polyline.series").first.get_attribute("points").split(" ")[0].split(",")[0]
+    )
+    legend = page.get_by_role("region", name="Legend")
+    assert legend.get_by_text("the heart jackpot").is_visible() and legend.get_by_text("bet tokens").is_visible()
     screenshot(page, "07-replay-start")
+    assert_accessible(page, "replay")
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     expect_position(page, data, 3)
@@ -196,6 +219,16 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     assert page.locator("#replay-decision").get_by_text("End of the game").is_visible()
     page.keyboard.press("Home")
     expect_position(page, data, 0)
+    # Autoplay at 4x: it moves on by itself, and stops where it is paused.
+    page.get_by_label("Speed").select_option(label="4×")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function("() => /^#d=([3-9]|\\d\\d)/.test(location.hash)")
+    page.get_by_role("button", name="Pause").click()
+    paused = int(board_state(page)["hash"].removeprefix("#d=").split("&")[0])
+    assert page.get_by_role("button", name="Play").get_attribute("aria-pressed") == "false"
+    page.wait_for_timeout(800)  # three steps' worth at 4x: none is taken
+    expect_position(page, data, paused)
+    page.keyboard.press("Home")
     middle = len(decisions) // 2
     page.locator("#replay-slider").fill(str(middle))
     expect_position(page, data, middle)
@@ -250,6 +283,7 @@ def test_a_new_visitor_uploads_a_bot_plays_a_match_and_steps_through_a_replay(  
     assert page.locator("svg a[href^='/matches/']").count() == 3  # two semi-finals and the final
     assert "Champion:" in page.content()
     screenshot(page, "14-tournament-bracket")
+    assert_accessible(page, "tournament bracket")
     console.check("tournament")
     page.locator("svg a[href^='/matches/']").first.click()
     page.wait_for_url(re.compile(r".*/matches/\d+/$"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -19,10 +18,11 @@ from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent, co
 pytestmark = pytest.mark.django_db
 
 
-def replay_data(response: Any) -> dict[str, Any]:
-    match = re.search(rb'<script id="replay-data" type="application/json">(.*?)</script>', response.content, re.S)
-    assert match, "the replay page embeds its positions"
-    return json.loads(match.group(1))
+def replay_data(client: Any, response: Any) -> dict[str, Any]:
+    """The positions the replay page's viewer fetches (its data-view-url)."""
+    match = re.search(rb'data-view-url="([^"]+)"', response.content)
+    assert match, "the replay page names the JSON of its positions"
+    return client.get(match.group(1).decode()).json()
 
 
 def test_home_shows_the_leaderboard_recent_matches_and_the_tournament_slot(client, played) -> None:  # type: ignore[no-untyped-def]
@@ -162,7 +162,7 @@ def test_replay_page_embeds_every_position_the_engine_computes(client, played) -
     document = game.replay_document()
     response = client.get(reverse("replay-viewer", args=[game.pk]))
     assert response.status_code == 200
-    data = replay_data(response)
+    data = replay_data(client, response)
     actions = document["actions"]
     assert len(data["positions"]) == len(actions) + 1 and len(data["decisions"]) == len(actions)
     state = new_game(document["num_players"], document["ruleset"], deck=document["deck"])

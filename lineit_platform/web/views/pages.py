@@ -160,7 +160,16 @@ def live_replay_viewer(request: HttpRequest, pk: int, index: int) -> HttpRespons
         document=game.replay_document(),
         forfeits=None,
         json_url=reverse("live-replay-json", args=[pk, index]),
+        view_url=reverse("live-replay-view-json", args=[pk, index]),
     )
+
+
+def live_replay_view_json(request: HttpRequest, pk: int, index: int) -> JsonResponse:
+    """The positions the viewer draws for a game still being played (its LiveGame row)."""
+    game = get_object_or_404(
+        LiveGame.objects.only("replay"), match_id=pk, index=index, match__status=Match.Status.RUNNING
+    )
+    return _view_json(game.replay_document())
 
 
 def live_replay_json(request: HttpRequest, pk: int, index: int) -> JsonResponse:
@@ -183,7 +192,39 @@ def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:
         document=document,
         forfeits=list(game.forfeits),
         json_url=reverse("replay-json", args=[game.pk]),
+        view_url=reverse("replay-view-json", args=[game.pk]),
     )
+
+
+def replay_view_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """The positions the viewer draws (lineit_platform/web/replay.py's ``replay_view``), fetched
+    by static/web/replay.js: the page itself carries only the log of decisions."""
+    game = get_object_or_404(Game.objects.only("replay", "forfeits"), pk=pk)
+    try:
+        document = game.replay_document()
+    except (ValueError, TypeError) as error:
+        raise Http404(f"replay of game {pk} is unreadable") from error
+    return _view_json(document, list(game.forfeits))
+
+
+def _view_json(document: dict[str, Any], forfeits: list[int] | None = None) -> JsonResponse:
+    try:
+        view = _checked_view(document, forfeits)
+    except ReplayError as error:
+        return JsonResponse({"error": f"the engine could not re-run this replay: {error}"}, status=422)
+    return JsonResponse(view)
+
+
+def _checked_view(document: dict[str, Any], forfeits: list[int] | None) -> dict[str, Any]:
+    """``replay_view``, checked against the match's stored record of forfeits (the authority), or
+    None for a game still being played, whose forfeits are only the replay's own until the
+    match's result is recorded. Raises ReplayError."""
+    view = replay_view(document)
+    # The match's stored failures are the authority on forfeits (and so on the ranks): the
+    # replay's are shown against them, a difference as a warning.
+    if forfeits is not None and sorted(view["forfeits"]) != sorted(forfeits) and not view["warning"]:
+        view["warning"] = f"the replay names forfeits {view['forfeits']}, the match's records {forfeits}"
+    return view
 
 
 def _replay_page(
@@ -194,6 +235,7 @@ def _replay_page(
     document: dict[str, Any],
     forfeits: list[int] | None,
     json_url: str,
+    view_url: str,
 ) -> HttpResponse:
     """The replay viewer. ``forfeits``: the match's stored record of them (the authority), or
     None for a game still being played, whose forfeits are only the replay's own until the
@@ -203,19 +245,16 @@ def _replay_page(
         "match": match,
         "document": document,
         "json_url": json_url,
+        "view_url": view_url,
         "live": forfeits is None,
     }
     try:
-        view = replay_view(document)
+        view = _checked_view(document, forfeits)
     except ReplayError as error:
         context["error"] = str(error)
         return render(request, "web/replay.html", context, status=200)
-    # The match's stored failures are the authority on forfeits (and so on the ranks): the
-    # replay's are shown against them, a difference as a warning.
     if forfeits is None:
         forfeits = list(view["forfeits"])
-    if sorted(view["forfeits"]) != sorted(forfeits) and not view["warning"]:
-        view["warning"] = f"the replay names forfeits {view['forfeits']}, the match's records {forfeits}"
     result = [
         {"seat": seat, "name": name, "score": score, "rank": rank, "forfeit": seat in forfeits}
         for seat, (name, score, rank) in enumerate(zip(view["players"], view["scores"], game.ranks, strict=False))
