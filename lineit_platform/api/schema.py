@@ -31,6 +31,7 @@ ERROR_DESCRIPTIONS = {
     "409": "Conflicts with the current state.",
     "411": "The request body was sent without a Content-Length (in chunks).",
     "413": "The request body is larger than the platform accepts (REQUEST_MAX_BYTES).",
+    "415": "The request body's media type is not one the operation reads (JSON, a form, multipart).",
     "429": "Throttled, or over the quota.",
 }
 
@@ -42,7 +43,7 @@ class ErrorAwareAutoSchema(AutoSchema):
         if writes and (getattr(self.view, "throttle_scope", None) or getattr(self.view, "throttle_classes", None)):
             codes.append("429")
         if writes:
-            codes += ["411", "413"]
+            codes += ["411", "413", "415"]
         codes += getattr(self.view, "extra_error_codes", {}).get(self.method, [])
         return codes
 
