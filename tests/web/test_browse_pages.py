@@ -272,6 +272,14 @@ def test_a_user_s_page_shows_their_bots_and_recent_results(client, played) -> No
     alice = client.get(reverse("user-detail", args=["alice"]))
     assert ids_on(alice) == [played["second"].pk, played["first"].pk]
     assert client.get(reverse("user-detail", args=["nobody"])).status_code == 404
+    assert client.get("/users/a%00b/").status_code == 404  # never reaches PostgreSQL
+    assert client.get("/users/" + "a" * 151 + "/").status_code == 404
+
+
+@pytest.mark.parametrize("query", [{"owner": "a\x00b"}, {"search": "a\x00b"}, {"requested_by": "a\x00b"}])
+def test_a_nul_in_a_text_filter_is_a_400(client, db, query) -> None:  # type: ignore[no-untyped-def]
+    url = reverse("match-list") if "requested_by" in query else reverse("bot-list")
+    assert client.get(url, query).status_code == 400
 
 
 # --- A bot's and a version's pages ----------------------------------------------------------------

@@ -6,6 +6,7 @@ a name that matches nothing is an empty page that says so."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -13,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 from django.core.validators import RegexValidator
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
@@ -33,6 +34,7 @@ from tournaments.selectors.ratings import active_leaderboard, leaderboard, leade
 from ..plots import rating_plot
 from ..selectors import rating_history
 
+USERNAME_PATTERN = re.compile(r"[\w.@+-]+")  # django.contrib.auth's UnicodeUsernameValidator
 PER_PAGE = 25
 MAX_ID = 2**63 - 1
 MAX_PAGE = 1_000_000
@@ -210,6 +212,10 @@ def leaderboard_page(request: HttpRequest) -> HttpResponse:
 
 
 def user_page(request: HttpRequest, username: str) -> HttpResponse:
+    # Only what a username can be reaches the database (a NUL, which PostgreSQL cannot even
+    # compare, would be a server error).
+    if len(username) > 150 or not USERNAME_PATTERN.fullmatch(username):
+        raise Http404("no such user")
     user = get_object_or_404(get_user_model().objects.only("pk", "username", "date_joined"), username=username)
     bots = list(bot_list(ruleset=RULESETS[0]).filter(owner=user))
     results = match_rows(matches_of_owner(match_list(), user.pk).order_by("-id")[:15])
