@@ -59,7 +59,10 @@ def _rendered(name: str, modified: float) -> tuple[str, str]:
                 _relink(child)
         if token.type == "heading_open" and index + 1 < len(tokens):
             token.attrSet("id", _anchor(tokens[index + 1].content))
-    return title, markdown.renderer.render(tokens, markdown.options, {})
+    html = markdown.renderer.render(tokens, markdown.options, {})
+    # A code block or a table wider than the page scrolls: reachable by keyboard too (raw HTML is
+    # off, so every "<pre>" and "<table>" here is the renderer's own).
+    return title, html.replace("<pre>", '<pre tabindex="0">').replace("<table>", '<table tabindex="0">')
 
 
 def _relink(token: Any) -> None:

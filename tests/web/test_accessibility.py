@@ -22,6 +22,7 @@ from django.utils import timezone
 from playwright.sync_api import sync_playwright
 from web_browser import CHROMIUM, CHROMIUM_ARGS
 
+from lineit_platform.web.docs import PAGES
 from tournaments.models import Game
 from tournaments.services.matches import match_execute, match_schedule
 from tournaments.services.tournaments.creation import tournament_create
@@ -163,8 +164,16 @@ def the_pages(played: dict[str, Any], alice: Any, bob: Any, version_factory: Any
         reverse("replay-viewer", args=[game.pk]),
         reverse("tournament-list"),
         reverse("tournament-detail", args=[tournament.pk]),  # the bracket
+        reverse("match-list"),
+        reverse("match-list") + "?status=finished&ranked=yes",
+        reverse("bot-list"),
+        reverse("leaderboard"),
+        reverse("user-detail", args=["alice"]),
         reverse("login"),
         reverse("signup"),
+        reverse("password-reset"),
+        reverse("docs"),
+        *(reverse("doc", args=[name]) for name in PAGES),
         reverse("api-docs"),
         "/no/such/page/",
         "/broken/",  # the 500 page
@@ -210,6 +219,17 @@ def test_axe_finds_nothing_critical_or_serious_on_any_page(
                     page.wait_for_selector(".swagger-ui .info .title")
                 page.locator("details").evaluate_all("all => all.forEach(d => { d.open = true; })")
                 problems[f"{where} ({user or 'anyone'})"] = axe_problems(page)
+            # A phone: the same pages, reflowed (what scrolls sideways must be reachable by keyboard);
+            # two of the documents stand for the rest.
+            page.set_viewport_size({"width": 390, "height": 844})
+            for where in [p for p in paths if not p.startswith("/docs/") or p in ("/docs/rules/", "/docs/api/")]:
+                page.goto(live_server.url + where)
+                if where.startswith("/games/"):
+                    page.wait_for_selector("#replay-board .player")
+                if where.startswith("/api/docs/"):
+                    page.wait_for_selector(".swagger-ui .info .title")
+                problems[f"{where} on a phone ({user or 'anyone'})"] = axe_problems(page)
+            page.set_viewport_size({"width": 1280, "height": 900})
             if user == alice:  # a flash message: a bot created, its upload page says so
                 page.goto(live_server.url + reverse("my-bots"))
                 page.get_by_label("Name").fill("alices-second-bot")
@@ -231,3 +251,10 @@ def session_cookie(user: Any, base: str) -> dict[str, Any]:
         "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
         "url": base,
     }
+
+
+@pytest.mark.django_db
+def test_the_footers_api_link_leads_to_the_guide_and_the_reference(client) -> None:  # type: ignore[no-untyped-def]
+    footer = client.get(reverse("home")).content.decode().split('<footer class="site-footer', 1)[1]
+    assert f'href="{reverse("doc", args=["api"])}"' in footer and f'href="{reverse("api-docs")}"' in footer
+    assert 'href="/api/"' not in footer

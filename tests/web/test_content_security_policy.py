@@ -235,8 +235,14 @@ def test_chromium_sees_no_violation_on_the_pages_the_admin_and_the_api_documenta
             visit.open(path)
             visit.check(path)
         page = visit.open(f"/games/{game.pk}/replay/")
-        page.keyboard.press("End")  # the replay viewer's script runs under the policy
-        visit.check("the replay viewer, stepped")
+        page.wait_for_selector("#replay-board .player")  # its positions fetched (connect-src 'self')
+        page.keyboard.press("Home")
+        page.keyboard.press("p")  # autoplay: the replay viewer's script runs under the policy
+        page.wait_for_function("() => location.hash !== '#d=0'")
+        page.keyboard.press("p")
+        page.keyboard.press("End")
+        assert page.locator("#replay-chart svg polyline.series").count() == 2  # the chart's SVG, drawn
+        visit.check("the replay viewer, stepped and played")
 
         page = visit.open("/api/docs/")
         page.wait_for_selector(".swagger-ui .info .title")
