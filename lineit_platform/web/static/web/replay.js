@@ -287,7 +287,7 @@
       timer = null;
       playButton.setAttribute("aria-pressed", on ? "true" : "false");
       playButton.lastChild.textContent = on ? " Pause" : " Play";
-      playButton.firstChild.textContent = on ? "⏸" : "⏵";
+      playButton.firstChild.textContent = on ? "❚❚" : "▶";
       if (on) timer = setTimeout(tick, Number(speedSelect.value));
     }
 
@@ -338,11 +338,15 @@
         root.appendChild(svg("line", { class: "grid", x1: CHART.left, x2: CHART.width - CHART.right, y1: chartY(value), y2: chartY(value) }));
         root.appendChild(svg("text", { class: "tick", x: CHART.left - 6, y: Number(chartY(value)) + 4, "text-anchor": "end" }, String(value)));
       }
+      var labelledAt = -Infinity;
       decisions.forEach(function (decision, index) {
         var previous = index ? decisions[index - 1] : null;
         if (previous && (decision.round === previous.round && decision.final === previous.final)) return;
-        root.appendChild(svg("line", { class: "round-line", x1: chartX(index), x2: chartX(index), y1: CHART.top, y2: CHART.height - CHART.bottom }));
-        root.appendChild(svg("text", { class: "tick", x: Number(chartX(index)) + 3, y: CHART.height - 8 }, decision.final ? "final" : "R" + decision.round));
+        var x = Number(chartX(index));
+        root.appendChild(svg("line", { class: "round-line", x1: x, x2: x, y1: CHART.top, y2: CHART.height - CHART.bottom }));
+        if (x - labelledAt < 34) return;  // labels no closer than their width
+        labelledAt = x;
+        root.appendChild(svg("text", { class: "tick", x: x + 3, y: CHART.height - 8 }, decision.final ? "final" : "R" + decision.round));
       });
       view.players.forEach(function (name, seat) {
         var points = scores.map(function (s, index) { return chartX(index) + "," + chartY(s[seat]); }).join(" ");
