@@ -64,3 +64,7 @@ def test_the_index_lists_the_documents_and_the_site_links_to_it(client) -> None:
     html = client.get(reverse("docs")).content.decode()
     for name in docs.PAGES:
         assert f'href="{reverse("doc", args=[name])}"' in html
+    home = client.get(reverse("home")).content.decode()
+    for page in ("rules", "bot-interface", "api"):
+        assert f'href="{reverse("doc", args=[page])}"' in home
+    assert f'href="{reverse("docs")}"' in home  # the header, on every page
