@@ -7,6 +7,7 @@ the bracket drawn as inline SVG (every match box links to its match).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
@@ -15,12 +16,20 @@ from django.db.models import Count, Q, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from lineit_platform.errors import ApplicationError
 from tournaments.models import Match, Tournament
-from tournaments.selectors.tournaments import tournament_bracket, tournament_rounds, tournament_standings
+from tournaments.selectors.tournaments import (
+    tournament_bracket,
+    tournament_cross_table,
+    tournament_rounds,
+    tournament_slot_results,
+    tournament_standings,
+    tournament_winners,
+)
 from tournaments.services.tournaments.creation import tournament_sign_up
 
 # The bracket drawing, in SVG user units (pixels).
@@ -30,26 +39,67 @@ GAP_X = 44
 GAP_Y = 14
 MARGIN = 8
 BAND_GAP = 36
+TAP = 44  # a replay link's target, square (WCAG 2.5.5: at least 44 by 44 CSS pixels)
+TAP_GAP = 4
 
 
 def running_and_upcoming(limit: int | None = None) -> dict[str, Any]:
-    """Running tournaments (latest first) and upcoming ones (soonest first), for the list and
-    the home page."""
+    """Running tournaments (latest first), upcoming ones (soonest first) and the latest finished
+    ones with their winners, for the home page."""
+    tournaments = Tournament.objects.annotate(entry_count=Count("entries")).defer("state")
+    finished = tournaments.filter(status=Tournament.Status.FINISHED).order_by("-finished_at")
+    return {**_running_upcoming(limit), "finished": with_winners(list(finished[: limit or 50]))}
+
+
+def _running_upcoming(limit: int | None = None) -> dict[str, Any]:
     tournaments = Tournament.objects.annotate(entry_count=Count("entries")).defer("state")
     running = tournaments.filter(status=Tournament.Status.RUNNING).order_by("-started_at")
     upcoming = tournaments.filter(status__in=Tournament.NOT_STARTED).order_by("starts_at")
     return {"running": running[:limit] if limit else running, "upcoming": upcoming[:limit] if limit else upcoming}
 
 
+def with_winners(tournaments: list[Tournament]) -> list[Tournament]:
+    """Sets ``winner`` (label and version, or None) on each finished tournament: three queries
+    however many there are."""
+    winners = tournament_winners([tournament.pk for tournament in tournaments])
+    versions = {
+        version.pk: version
+        for version in BotVersion.objects.filter(pk__in=[w["entrant"] for w in winners.values()]).select_related("bot")
+    }
+    for tournament in tournaments:
+        winner = winners.get(tournament.pk)
+        tournament.winner = (
+            None if winner is None else {"label": winner["label"], "object": versions.get(winner["entrant"])}
+        )
+    return tournaments
+
+
 def tournament_list(request: HttpRequest) -> HttpResponse:
     tournaments = Tournament.objects.annotate(entry_count=Count("entries")).defer("state")
     context = {
-        **running_and_upcoming(),
-        "past": tournaments.filter(status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]).order_by(
-            "-finished_at"
-        )[:50],
+        **_running_upcoming(),
+        "past": with_winners(
+            list(
+                tournaments.filter(status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]).order_by(
+                    "-finished_at"
+                )[:50]
+            )
+        ),
     }
     return render(request, "tournaments/list.html", context)
+
+
+def countdown(starts_at: datetime, now: datetime | None = None) -> str:
+    """'starts in 2 d 3 h', 'starts in 2 h 13 min', 'starts in 4 min', 'starts in under a minute'."""
+    left = int((starts_at - (now or timezone.now())).total_seconds())
+    if left < 60:
+        return "starts in under a minute"
+    minutes, hours, days = left // 60 % 60, left // 3600 % 24, left // 86400
+    if days:
+        return f"starts in {days} d {hours} h"
+    if hours:
+        return f"starts in {hours} h {minutes} min"
+    return f"starts in {minutes} min"
 
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -68,13 +118,24 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         for row in table["rows"]:
             row["object"] = versions.get(row["entrant"])
     bracket = tournament_bracket(tournament)
+    cross = tournament_cross_table(tournament)
+    if cross:
+        for who in [*cross["entrants"], *cross["rows"]]:
+            who["object"] = versions.get(who["entrant"])
+    winner = None
+    if tournament.status == Tournament.Status.FINISHED and standings and standings[-1]["rows"]:
+        winner = standings[-1]["rows"][0]
+    upcoming = tournament.status in Tournament.NOT_STARTED and tournament.starts_at > timezone.now()
     context = {
         "tournament": tournament,
         "entries": entries,
         "rounds": rounds,
         "standings": standings,
-        "bracket": bracket_drawing(bracket) if bracket else None,
+        "bracket": bracket_drawing(bracket, tournament_slot_results(tournament)) if bracket else None,
         "champion": versions.get(bracket["champion"]) if bracket and bracket.get("champion") else None,
+        "winner": None if bracket else winner,
+        "cross_table": cross,
+        "countdown": countdown(tournament.starts_at) if upcoming else "",
         "my_bots": _my_bots(request, tournament),
         "live_state": progress_of(tournament)["state"] if tournament.status == Tournament.Status.RUNNING else "",
     }
@@ -147,20 +208,26 @@ def tournament_sign_up_view(request: HttpRequest, pk: int) -> HttpResponse:
 # --- The bracket as SVG -------------------------------------------------------------------------
 
 
-def bracket_drawing(bracket: dict[str, Any]) -> dict[str, Any]:
+def bracket_drawing(
+    bracket: dict[str, Any], results: dict[str, dict[int, dict[str, Any]]] | None = None
+) -> dict[str, Any]:
     """Boxes and connecting lines of an elimination bracket, laid out as a tree: one column per
-    bracket round, the winners' bracket above the losers', the grand final(s) to the right."""
+    bracket round, the winners' bracket above the losers', the grand final(s) to the right; for
+    double elimination each part labelled. ``results``: each slot's result per entrant
+    (``tournament_slot_results``), for the scores in the boxes."""
+    results = results or {}
     matches = {match["id"]: match for match in bracket["matches"]}
+    double = any(match["section"] == "losers" for match in bracket["matches"])
     sources = {key: [_source(slot["from"]) for slot in match["slots"]] for key, match in matches.items()}
     band = {key: 1 if match["section"] == "losers" else 0 for key, match in matches.items()}
     column = _columns(bracket["matches"])
     slots = max(len(match["slots"]) for match in bracket["matches"])
-    height = (slots + 2) * LINE
+    height = (slots + 1) * LINE + 2 * TAP_GAP + TAP
     order = _tree_order(matches, sources, band, column)
     top: dict[str, float] = {}
     bottoms = [0.0, 0.0]
     for number in (0, 1):
-        offset = MARGIN if number == 0 else bottoms[0] + BAND_GAP
+        offset = (MARGIN + (LINE if double else 0)) if number == 0 else bottoms[0] + BAND_GAP
         placed: dict[int, float] = {}
         for key in sorted(
             (k for k in order if band[k] == number and not _is_final(matches[k])), key=column.__getitem__
@@ -175,7 +242,18 @@ def bracket_drawing(bracket: dict[str, Any]) -> dict[str, Any]:
         feeders = [top[s] for s in sources[key] if s in top]
         top[key] = sum(feeders) / len(feeders) if feeders else MARGIN
     names = bracket.get("names", {})
-    boxes = [_box(matches[key], column[key], top[key], height, names) for key in order]
+    boxes = [_box(matches[key], column[key], top[key], height, names, results.get(key, {})) for key in order]
+    bands = []
+    if double:
+        finals = [key for key in matches if _is_final(matches[key])]
+        bands = [
+            {"label": "Winners bracket", "x": MARGIN, "y": MARGIN + LINE - 5},
+            {"label": "Losers bracket", "x": MARGIN, "y": bottoms[0] + BAND_GAP - 8},
+        ]
+        if finals:
+            first = min(finals, key=column.__getitem__)
+            label = "Grand final" if len(finals) == 1 else "Grand finals"
+            bands.append({"label": label, "x": MARGIN + column[first] * (BOX_WIDTH + GAP_X), "y": top[first] - 8})
     # Lines inside a band and into the final; a drop from the winners' bracket into the losers' is
     # named in its slot instead (a line across the bands would cross everything).
     lines = [
@@ -190,7 +268,9 @@ def bracket_drawing(bracket: dict[str, Any]) -> dict[str, Any]:
         "height": max(top.values()) + height + MARGIN,
         "boxes": boxes,
         "lines": lines,
+        "bands": bands,
         "box_width": BOX_WIDTH,
+        "tap": TAP,
     }
 
 
@@ -234,13 +314,21 @@ def _tree_order(
     return seen + sorted(k for k in matches if k not in seen)
 
 
-def _box(match: dict[str, Any], column: int, top: float, height: int, names: dict[str, str]) -> dict[str, Any]:
+def _box(
+    match: dict[str, Any],
+    column: int,
+    top: float,
+    height: int,
+    names: dict[str, str],
+    results: dict[int, dict[str, Any]],
+) -> dict[str, Any]:
     x = MARGIN + column * (BOX_WIDTH + GAP_X)
     placed = {entrant: place for place, entrant in enumerate(match["result"] or [], start=1)}
     rows = []
     for number, slot in enumerate(match["slots"]):
         entrant = slot["entrant"]
         label = names.get(str(entrant), "") if entrant is not None else slot["from"]
+        result = results.get(entrant) if entrant is not None else None
         rows.append(
             {
                 "y": top + (number + 2) * LINE - 5,
@@ -249,9 +337,17 @@ def _box(match: dict[str, Any], column: int, top: float, height: int, names: dic
                 "known": entrant is not None,
                 "place": placed.get(entrant) if entrant is not None else None,
                 "won": match["result"] is not None and placed.get(entrant) == 1,
+                "score": None if result is None else f"{round(result['points'], 2):g}",
+                "detail": ""
+                if result is None
+                else f"{result['points']:.2f} points, mean rank {result['mean_rank']:.2f} over {result['games']} games",
             }
         )
     platform = match.get("match") or {}
+    games = platform.get("games", [])
+    fits = (BOX_WIDTH - TAP_GAP) // (TAP + TAP_GAP)
+    shown = games if len(games) <= fits else games[: fits - 1]
+    tap_y = top + height - TAP_GAP - TAP
     return {
         "id": match["id"],
         "status": match["status"],
@@ -259,14 +355,18 @@ def _box(match: dict[str, Any], column: int, top: float, height: int, names: dic
         "y": top,
         "height": height,
         "title_y": top + LINE - 5,
-        "footer_y": top + height - 5,
+        "score_x": x + BOX_WIDTH - 8,
+        "tap_y": tap_y,
+        "tap_text_y": tap_y + TAP / 2 + 5,
         "rows": rows,
         "match_id": platform.get("id"),
         "match_status": platform.get("status"),
         "games": [
-            {"id": game, "x": x + BOX_WIDTH - 8 - (len(platform["games"]) - index - 1) * 18, "number": index + 1}
-            for index, game in enumerate(platform.get("games", [])[:8])
+            {"id": game, "x": x + TAP_GAP + index * (TAP + TAP_GAP), "number": index + 1}
+            for index, game in enumerate(shown)
         ],
+        "more": len(games) - len(shown),
+        "more_x": x + TAP_GAP + len(shown) * (TAP + TAP_GAP),
     }
 
 

@@ -101,3 +101,81 @@ def tournament_bracket(tournament: Tournament) -> dict[str, Any] | None:
         match["round_played"] = None if key is None else key[0]
         match["match"] = None if key is None else matches.get(key)
     return bracket
+
+
+# --- Reading for the pages: match scores, the cross-table, winners -------------------------------
+
+
+def tournament_slot_results(tournament: Tournament) -> dict[str, dict[int, dict[str, Any]]]:
+    """Each elimination bracket match's result per entrant (place, points, mean rank, games),
+    by bracket slot ('W1-1', 'L2-1', 'GF1', ...); no query (the state is on the row)."""
+    if not tournament.state:
+        return {}
+    state = formats.TournamentState.from_dict(tournament.state)
+    found: dict[str, dict[int, dict[str, Any]]] = {}
+    for round_ in state.rounds:
+        outcomes = {outcome.table: outcome for outcome in round_.outcomes or []}
+        for pairing in round_.pairings:
+            outcome = outcomes.get(pairing.table)
+            if pairing.slot and outcome is not None:
+                found[pairing.slot] = {result.entrant: result.to_dict() for result in outcome.results}
+    return found
+
+
+def tournament_cross_table(tournament: Tournament) -> dict[str, Any] | None:
+    """Who beat whom (round robin and Swiss): the entrants in final-standings order, and for each
+    (row, column) the pairings they met in, each with the row's points, W/D/L (the row's place
+    against the column's at that table) and the platform match. None before the first result or
+    for elimination formats. Two queries (the matches and their games)."""
+    if not tournament.state or tournament.is_elimination:
+        return None
+    state = formats.TournamentState.from_dict(tournament.state)
+    if not state.played_rounds():
+        return None
+    labels, matches = _labels(state), _matches_of(tournament)
+    order = [row.entrant for row in formats.standings(state)]
+    cells: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for round_ in state.rounds:
+        outcomes = {outcome.table: outcome for outcome in round_.outcomes or []}
+        for pairing in round_.pairings:
+            outcome = outcomes.get(pairing.table)
+            if outcome is None or pairing.bye:
+                continue
+            match = matches.get((pairing.round, pairing.table))
+            for one in outcome.results:
+                for other in outcome.results:
+                    if one.entrant == other.entrant:
+                        continue
+                    mark = "W" if one.place < other.place else "L" if one.place > other.place else "D"
+                    cells.setdefault((one.entrant, other.entrant), []).append(
+                        {"round": pairing.round, "mark": mark, "points": one.points, "match": match}
+                    )
+    rows = [
+        {
+            "entrant": entrant,
+            "label": labels[entrant],
+            "cells": [
+                {"entrant": other, "self": other == entrant, "results": cells.get((entrant, other), [])}
+                for other in order
+            ],
+        }
+        for entrant in order
+    ]
+    return {"entrants": [{"entrant": e, "label": labels[e]} for e in order], "rows": rows}
+
+
+def tournament_winners(tournament_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The winner (first of the final standings: the champion in elimination) of each finished
+    tournament among ``tournament_ids``: its entrant (version) id and label. One query."""
+    winners: dict[int, dict[str, Any]] = {}
+    rows = Tournament.objects.filter(pk__in=tournament_ids, status=Tournament.Status.FINISHED).values_list(
+        "pk", "state"
+    )
+    for pk, data in rows:
+        if not data:
+            continue
+        state = formats.TournamentState.from_dict(data)
+        table = formats.standings(state)
+        if table:
+            winners[pk] = {"entrant": table[0].entrant, "label": _labels(state)[table[0].entrant]}
+    return winners
