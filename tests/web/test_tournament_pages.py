@@ -6,16 +6,21 @@ their winners on the home page and in the list; query counts that do not grow wi
 from __future__ import annotations
 
 import html
+import os
 import re
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from axe_check import axe_problems
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import sync_playwright
+from web_browser import CHROMIUM, CHROMIUM_ARGS
 
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
@@ -202,3 +207,83 @@ def test_query_counts_do_not_grow_with_entrants(version_factory: Any, format: st
     listing, home = queries(reverse("tournament-list")), queries(reverse("home"))
     played(version_factory, format, entrants=4, name="Third")
     assert (queries(reverse("tournament-list")), queries(reverse("home"))) == (listing, home)
+
+
+# --- In Chromium: axe-core on the new parts, the replay targets' size, the countdown under the CSP --
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM)")
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop runs in this thread
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    try:
+        yield browser
+    finally:
+        browser.close()
+        playwright.stop()
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_new_parts_pass_axe_have_44_pixel_targets_and_the_countdown_runs(
+    chromium: Any, live_server: Any, version_factory: Any
+) -> None:
+    robin = played(version_factory, "round-robin", entrants=3, name="Robin cup")
+    swiss = played(version_factory, "swiss", entrants=4, name="Swiss cup", options={"rounds": 2})
+    double = played(version_factory, "double", entrants=4, name="Double cup")
+    later = tournament_create(
+        name="Later cup",
+        format="single",
+        starts_at=timezone.now() + timedelta(minutes=90, seconds=30),
+        versions=[version_factory() for _ in range(2)],
+    )
+    pages = [
+        reverse("home"),
+        reverse("tournament-list"),
+        *(reverse("tournament-detail", args=[t.pk]) for t in (robin, swiss, double, later)),
+    ]
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    refused: list[str] = []
+    page.on(
+        "console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None
+    )
+    problems: dict[str, list[str]] = {}
+    try:
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            for where in pages:
+                assert page.goto(live_server.url + where).status == 200
+                problems[f"{where} at {width}px"] = axe_problems(page)
+        # Every replay link of the bracket is at least 44 by 44 CSS pixels, drawn at its size.
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(live_server.url + reverse("tournament-detail", args=[double.pk]))
+        sizes = page.locator(".bracket a.tap").evaluate_all(
+            "all => all.map(a => { const r = a.getBoundingClientRect(); return [r.width, r.height]; })"
+        )
+        assert sizes and all(w >= 44 and h >= 44 for w, h in sizes), sizes
+        boxes = page.locator(".bracket g > a[href^='/matches/']").evaluate_all(
+            "all => all.map(a => { const r = a.getBoundingClientRect(); return [r.width, r.height]; })"
+        )
+        assert boxes and all(w >= 44 and h >= 44 for w, h in boxes), boxes
+        # The countdown: the script (a file: no inline script under the strict CSP) counts from
+        # the browser's clock, here set 5 h 20 min before the start (the server says 1 h 30 min).
+        page.clock.install(time=later.starts_at - timedelta(hours=5, minutes=20, seconds=30))
+        page.goto(live_server.url + reverse("tournament-detail", args=[later.pk]))
+        assert page.locator("[data-countdown]").text_content() == "Starts in 5 h 20 min"  # goto waits for load
+        page.clock.run_for(60 * 60 * 1000)
+        assert page.locator("[data-countdown]").text_content() == "Starts in 4 h 20 min"
+    finally:
+        context.close()
+    found = [f"{where}: {problem}" for where, listed in problems.items() for problem in listed]
+    assert not found, "axe-core found:\n" + "\n".join(found)
+    assert refused == []
