@@ -3,11 +3,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from lineit_platform.health import health
+
 # A request Django refused to read (too many fields, too large): the API's error shape under
 # /api/, a plain page elsewhere.
 handler400 = "lineit_platform.request_limits.bad_request"
 
 urlpatterns = [
+    path("health/", health, name="health"),
     path("admin/", admin.site.urls),
     # Recurring tournaments first: the API's own list ends with a catch-all 404.
     path("api/", include("lineit_platform.api.tournaments")),
