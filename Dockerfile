@@ -8,7 +8,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap libseccomp2 gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --create-home --uid 10001 lineit \
- && mkdir -p /var/lib/lineit && chown lineit:lineit /var/lib/lineit
+ && mkdir -p /var/lib/lineit/cpu-claims && chown -R lineit:lineit /var/lib/lineit
 
 WORKDIR /app
 COPY pyproject.toml README.md* ./

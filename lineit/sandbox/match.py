@@ -11,6 +11,7 @@ from lineit.botkit.referee import GameRecord, MatchResult, run_match
 from lineit.botkit.schedule import MatchSpec, most_decisions
 from lineit.botkit.sources import BotSource
 
+from .cpus import claim_cpu, release_cpu
 from .player import SandboxedPlayer, TurnGate, default_cpu_seconds
 from .tiers import require_tier
 
@@ -39,7 +40,7 @@ def run_sandboxed_match(
     chosen = require_tier(tier)
     cpu_seconds = default_cpu_seconds(limits, most_decisions(spec.num_players, spec.games))
     gate = TurnGate()
-    previous_affinity = _pin_to_one_cpu() if pin_cpu else None
+    previous_affinity, claim = _pin_to_one_cpu() if pin_cpu else (None, None)
     players = [
         StoppedPlayer(source.name, limits.max_failures)
         if entrant in stopped
@@ -53,14 +54,21 @@ def run_sandboxed_match(
             player.cleanup()
         if previous_affinity is not None:
             os.sched_setaffinity(0, previous_affinity)
+        release_cpu(claim)
 
 
-def _pin_to_one_cpu() -> set[int] | None:
-    """Pin the calling thread (and so the bots it spawns) to one of its allowed CPUs, spread
-    over the CPUs by process id so parallel workers do not all share the first one."""
+def _pin_to_one_cpu() -> tuple[set[int] | None, int | None]:
+    """Pin the calling thread (and so the bots it spawns) to one of its allowed CPUs, one that no
+    other match on the host holds while there is one (cpus.py: claim_cpu). The previous affinity
+    and the claim's descriptor, to restore and release when the match ends."""
     try:
         allowed = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {allowed[os.getpid() % len(allowed)]})
     except OSError:
-        return None
-    return set(allowed)
+        return None, None
+    cpu, claim = claim_cpu(allowed)
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except OSError:
+        release_cpu(claim)
+        return None, None
+    return set(allowed), claim
