@@ -41,3 +41,30 @@ def played(alice: Any, bob: Any, version_factory: Any) -> dict[str, Any]:
     second = match_execute(match_id=second.pk, worker="test")
     assert first is not None and second is not None and first.status == second.status == "finished"
     return {"good": good, "crashing": crashing, "other": other, "first": first, "second": second}
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Chromium through Playwright, one per test module (web_browser.py: CHROMIUM, CHROMIUM_ARGS)."""
+    import os
+
+    from playwright.sync_api import sync_playwright
+    from web_browser import CHROMIUM, CHROMIUM_ARGS
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM)")
+    # Playwright's sync API keeps an event loop running in this thread; Django's ORM refuses to
+    # run "in an async context" unless told that this is deliberate (the tests' own queries).
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    try:
+        yield browser
+    finally:
+        browser.close()
+        playwright.stop()
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous

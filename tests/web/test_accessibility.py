@@ -4,9 +4,7 @@ each card colour carries its jackpot's symbol, the 500 page is the site's own, a
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +17,6 @@ from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import include, path, reverse
 from django.utils import timezone
-from playwright.sync_api import sync_playwright
-from web_browser import CHROMIUM, CHROMIUM_ARGS
 
 from lineit_platform.web.docs import PAGES
 from tournaments.models import Game
@@ -111,25 +107,6 @@ def test_a_failing_view_answers_the_sites_500_page_with_no_query() -> None:
 
 
 # --- axe-core in Chromium -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM)")
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop runs in this thread
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-    try:
-        yield browser
-    finally:
-        browser.close()
-        playwright.stop()
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 LONG_STDERR_BOT = b"""import sys

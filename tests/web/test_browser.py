@@ -6,7 +6,6 @@ console error fails the test."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,8 +16,7 @@ from axe_check import assert_accessible
 from celery_processes import CeleryProcess, wait_for
 from django.conf import settings
 from django.utils import timezone
-from playwright.sync_api import sync_playwright
-from web_browser import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch, screenshot, web_worker
+from web_browser import ConsoleWatch, screenshot, web_worker
 
 from bots.models import BotVersion
 from bots.services import builtin_bots_register
@@ -35,27 +33,6 @@ VISITOR_BOT = b'''"""Takes the first legal action; always legal, so it passes va
 def act(observation):
     return observation["legal_actions"][0]
 '''
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM)")
-    # Playwright's sync API keeps an event loop running in this thread; Django's ORM refuses to
-    # run "in an async context" unless told that this is deliberate (the test's own queries).
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-    try:
-        yield browser
-    finally:
-        browser.close()
-        playwright.stop()
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ Swagger UI and Redoc with no violation reported, the documentation pages drawn."
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +14,6 @@ from django.conf import settings
 from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
-from playwright.sync_api import sync_playwright
-from web_browser import CHROMIUM, CHROMIUM_ARGS
 
 from lineit_platform.api.docs import REDOC_POLICY, REDOC_STYLES
 from lineit_platform.security import HEADER, SITE_POLICY
@@ -157,25 +153,6 @@ document.addEventListener("securitypolicyviolation", (event) => {
   window.__violations.push(event.violatedDirective + " " + (event.blockedURI || "inline") + " " + event.sourceFile + ":" + event.lineNumber);
 });
 """
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM)")
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop runs in this thread
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-    try:
-        yield browser
-    finally:
-        browser.close()
-        playwright.stop()
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 class Visit:

@@ -6,9 +6,7 @@ their winners on the home page and in the list; query counts that do not grow wi
 from __future__ import annotations
 
 import html
-import os
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -19,8 +17,6 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
-from playwright.sync_api import sync_playwright
-from web_browser import CHROMIUM, CHROMIUM_ARGS
 
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
@@ -210,25 +206,6 @@ def test_query_counts_do_not_grow_with_entrants(version_factory: Any, format: st
 
 
 # --- In Chromium: axe-core on the new parts, the replay targets' size, the countdown under the CSP --
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM)")
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's loop runs in this thread
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-    try:
-        yield browser
-    finally:
-        browser.close()
-        playwright.stop()
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.mark.slow

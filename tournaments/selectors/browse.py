@@ -15,7 +15,7 @@ from bots.models import Bot, BotVersion
 from lineit.engine import RULES_VERSION
 from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent
 
-from .matches import HeadToHead
+from .matches import HeadToHead, head_to_head_records
 
 Row = dict[str, Any]
 RECENT_DAYS = 7  # a leaderboard row's "recent change": the sum of its rating's moves in these days
@@ -150,12 +150,11 @@ def version_head_to_head(version: BotVersion, *, max_games: int = 20_000) -> lis
             if other_version == version.pk:
                 continue
             record = tables.setdefault(other_bot, HeadToHead(opponent=Bot(pk=other_bot)))
-            record.games += 1
-            record.score_difference += scores[mine] - scores[seat]
-            share = 1.0 if ranks[mine] < ranks[seat] else 0.5 if ranks[mine] == ranks[seat] else 0.0
-            record.wins += share
-            record.deals.setdefault((match_id, deal), []).append(share)
-    opponents = Bot.objects.in_bulk(tables.keys())
-    for other, record in tables.items():
-        record.opponent = opponents[other]
-    return sorted(tables.values(), key=lambda record: (-record.games, record.opponent.name))
+            record.count(
+                deal=(match_id, deal),
+                score=scores[mine],
+                their_score=scores[seat],
+                rank=ranks[mine],
+                their_rank=ranks[seat],
+            )
+    return head_to_head_records(tables)

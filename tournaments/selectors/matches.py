@@ -205,6 +205,15 @@ class HeadToHead:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
+    def count(self, *, deal: tuple[int, int], score: int, their_score: int, rank: int, their_rank: int) -> None:
+        """One game shared with the opponent: its score difference and win share (a shared rank
+        is half a win), in its duplicate deal ``deal`` (match, deal)."""
+        share = 1.0 if rank < their_rank else 0.5 if rank == their_rank else 0.0
+        self.games += 1
+        self.score_difference += score - their_score
+        self.wins += share
+        self.deals.setdefault(deal, []).append(share)
+
     @property
     def interval(self) -> tuple[float, float]:
         _, low, high = grouped_rate(list(self.deals.values()))
@@ -241,11 +250,18 @@ def head_to_head(bot: Bot, *, max_games: int = 20_000) -> list[HeadToHead]:
             if other == bot.pk:
                 continue
             record = tables.setdefault(other, HeadToHead(opponent=Bot(pk=other)))
-            record.games += 1
-            record.score_difference += scores[mine] - scores[seat]
-            share = 1.0 if ranks[mine] < ranks[seat] else 0.5 if ranks[mine] == ranks[seat] else 0.0
-            record.wins += share
-            record.deals.setdefault((match_id, deal), []).append(share)
+            record.count(
+                deal=(match_id, deal),
+                score=scores[mine],
+                their_score=scores[seat],
+                rank=ranks[mine],
+                their_rank=ranks[seat],
+            )
+    return head_to_head_records(tables)
+
+
+def head_to_head_records(tables: dict[int, HeadToHead]) -> list[HeadToHead]:
+    """The records by opponent bot id, each with its Bot read (one query), most games first."""
     opponents = Bot.objects.in_bulk(tables.keys())
     for other, record in tables.items():
         record.opponent = opponents[other]
