@@ -232,6 +232,46 @@ class LiveGame(models.Model):
         return public_replay(decompress_replay(self.replay))
 
 
+class MatchChunk(models.Model):
+    """A part of a match: its games ``first`` to ``stop - 1`` (whole deals), played by one worker
+    at a time as one run of the sandbox and recorded as it ends, so that several workers play one
+    match at once and a fault plays one chunk again, not the match (services/matches.py,
+    docs/platform.md "Chunks"). ``stopped`` are the entrants stopped from its first game (their
+    games forfeited: a re-plan after a bot reached its failure limit in an earlier chunk).
+    ``result`` holds its games (zlib-compressed JSON) from when it ends until the match is
+    recorded; the row stays afterwards as the record of who played what and how often."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    first = models.PositiveIntegerField()
+    stop = models.PositiveIntegerField()
+    stopped = models.JSONField(default=list, blank=True)  # entrant indices
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.BinaryField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "first"]
+        constraints = [models.UniqueConstraint(fields=["match", "index"], name="unique_chunk_index")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} games {self.first + 1}-{self.stop} ({self.status})"
+
+    @property
+    def games(self) -> int:
+        return self.stop - self.first
+
+
 class GameFailure(models.Model):
     """What went wrong with one seat in one game. The kind and the decision are public; the
     message and the stderr tail are the bot's own text, for its owner (and staff) only."""
