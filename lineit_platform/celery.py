@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import task_postrun, task_prerun, worker_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lineit_platform.settings")
 
@@ -37,3 +37,61 @@ def prepare_the_sandbox(**_: Any) -> None:
         log.info("bots run in the %s sandbox tier (%s)", require_tier(), detect_tier().explain())
     except SandboxUnavailable as error:
         log.error("no sandbox tier to run bots in; matches will not be run: %s", error)
+
+
+_heartbeat: Any = None
+
+
+@worker_ready.connect
+def start_the_heartbeat(sender: Any, **_: Any) -> None:
+    """The worker says it is alive, and on which queues, every WORKER_HEARTBEAT_SECONDS
+    (lineit_platform/heartbeats.py): /health/ reads it, whatever the broker."""
+    global _heartbeat
+    from lineit_platform.heartbeats import Heartbeat
+
+    queues = list(sender.app.amqp.queues.consume_from or sender.app.amqp.queues)
+    _heartbeat = Heartbeat(name=sender.hostname, queues=queues)
+    _heartbeat.start()
+
+
+@worker_shutdown.connect
+def stop_the_heartbeat(**_: Any) -> None:
+    if _heartbeat is not None:
+        _heartbeat.stop()
+
+
+# --- Metrics the workers keep (lineit_platform/metrics.py) -------------------------------------
+
+# The tasks that play a match, its id their first argument: the one that ends it tallies it.
+MATCH_TASKS = frozenset({"tournaments.tasks.match_run_task"})
+_status_before: dict[str, str | None] = {}
+
+
+@task_prerun.connect
+def note_the_match_status(task_id: str, task: Any, args: Any = (), **_: Any) -> None:
+    if task.name in MATCH_TASKS and args:
+        from lineit_platform.metrics import match_status
+
+        try:
+            _status_before[task_id] = match_status(args[0])
+        except Exception:  # the task itself will meet (and report) the database's trouble
+            _status_before[task_id] = None
+
+
+@task_postrun.connect
+def tally_what_the_task_ended(task_id: str, task: Any, args: Any = (), retval: Any = None, **_: Any) -> None:
+    """A match task that took its match from pending to ended adds it to the metrics' tallies
+    (once: a second delivery finds the match already ended); the sweeper adds the matches it
+    failed (their lease ran out with no attempt left). A tally lost to a database error is
+    logged, never the task's failure."""
+    from lineit_platform.metrics import ENDED, record_match_ended, tallies_add
+
+    try:
+        if task.name in MATCH_TASKS and args:
+            before = _status_before.pop(task_id, None)
+            if before in ("queued", "running"):
+                record_match_ended(args[0])
+        elif task.name == "tournaments.tasks.matches_sweep" and isinstance(retval, dict) and retval.get("failed"):
+            tallies_add({(ENDED, "failed"): float(retval["failed"])})
+    except Exception as error:
+        logging.getLogger("lineit.worker").warning("metrics not tallied for task %s: %s", task.name, error)

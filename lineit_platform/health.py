@@ -2,9 +2,16 @@
 
 200 when the database answers and the broker takes a connection, 503 (with the same JSON) when
 either does not, saying which and why in one line each. Also the messages waiting in each queue
-(lineit_platform/queueing.py), all priorities counted, so an operator sees a backlog at a glance.
+(lineit_platform/queueing.py), all priorities counted, so an operator sees a backlog at a glance,
+and the workers alive on each queue (their heartbeats: lineit_platform/heartbeats.py).
+
+A queue that no worker serves makes the answer ``"degraded": true`` and names the queue, but
+stays 200: a load balancer asks /health/ whether to send this web process requests, and it can
+serve them (pages, uploads, match requests queue up) while the workers are down; a 503 would take
+the whole site away for what only delays matches. ``GET /health/?workers=required`` answers 503
+then too, for a monitor or an orchestrator that watches the workers through the web.
 No login, no session, no cache: it must answer the same for anyone, quickly, whatever else is
-down; it reads no row of any table.
+down; it reads no row but the workers' heartbeats (a row per worker).
 """
 
 from __future__ import annotations
@@ -38,6 +45,23 @@ def _database() -> dict[str, Any]:
     return {"ok": True, "ms": round(1000 * (time.perf_counter() - started), 1)}
 
 
+def broker_queues() -> dict[str, int] | None:
+    """The messages waiting in each queue; None when the broker cannot be asked."""
+    answer = _broker()
+    return answer["queues"] if answer["ok"] else None
+
+
+def _workers() -> dict[str, Any]:
+    from lineit_platform.heartbeats import workers_by_queue
+
+    try:
+        serving = workers_by_queue(QUEUES)
+    except DatabaseError as error:
+        return {"ok": False, "error": _one_line(error)}
+    missing = [queue for queue, names in serving.items() if not names]
+    return {"ok": not missing, "queues": serving, "missing": missing}
+
+
 def _broker() -> dict[str, Any]:
     from lineit_platform.celery import app
 
@@ -61,5 +85,9 @@ def _broker() -> dict[str, Any]:
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
     database, broker = _database(), _broker()
+    workers = _workers() if database["ok"] else {"ok": False, "error": "the database does not answer"}
     ok = database["ok"] and broker["ok"]
-    return JsonResponse({"ok": ok, "database": database, "broker": broker}, status=200 if ok else 503)
+    degraded = not workers["ok"]
+    body = {"ok": ok, "degraded": degraded, "database": database, "broker": broker, "workers": workers}
+    required = request.GET.get("workers") == "required"
+    return JsonResponse(body, status=200 if ok and not (degraded and required) else 503)

@@ -223,7 +223,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-LOGGING = {
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
@@ -602,3 +602,40 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"
 # Test matches requested on the pages share the API's quota (API_MATCH_QUOTA_*, API_MATCH_MAX_GAMES).
+
+# --- Operations: heartbeats, metrics, logs, errors, Celery events (docs/operations.md) ----------
+
+# Each worker writes a heartbeat row this often (lineit_platform/heartbeats.py); one that missed
+# WORKER_HEARTBEAT_MISSED beats counts as down in /health/.
+WORKER_HEARTBEAT_SECONDS = env_float("WORKER_HEARTBEAT_SECONDS", 15.0, minimum=0.5)
+WORKER_HEARTBEAT_MISSED = env_int("WORKER_HEARTBEAT_MISSED", 3, minimum=1, maximum=100)
+# GET /metrics (Prometheus text format, lineit_platform/metrics.py) answers only a request that
+# sends "Authorization: Bearer <METRICS_TOKEN>"; unset, /metrics is off (404).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# Requests by view and status, from django-prometheus's two middlewares around all the others.
+INSTALLED_APPS.append("django_prometheus")
+MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    *MIDDLEWARE,
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
+]
+# LOG_FORMAT=json: one JSON object a line (lineit_platform/logging_json.py), for a log shipper.
+LOG_FORMAT = env_str("LOG_FORMAT", "text").strip().lower()
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, not {LOG_FORMAT!r}")
+if LOG_FORMAT == "json":
+    LOGGING["formatters"] = {"json": {"()": "lineit_platform.logging_json.JsonFormatter"}}
+    LOGGING["handlers"]["console"]["formatter"] = "json"
+# SENTRY_DSN: errors (and failed tasks) go to Sentry, or any server that speaks its protocol
+# (lineit_platform/errors_sentry.py; sentry-sdk is imported only when it is set).
+SENTRY_DSN = env_str("SENTRY_DSN", "")
+SENTRY_ENVIRONMENT = env_str("SENTRY_ENVIRONMENT", "production")
+SENTRY_TRACES_SAMPLE_RATE = env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0)
+if SENTRY_DSN:
+    from lineit_platform.errors_sentry import sentry_init
+
+    sentry_init(dsn=SENTRY_DSN, environment=SENTRY_ENVIRONMENT, traces_sample_rate=SENTRY_TRACES_SAMPLE_RATE)
+# Task events for Flower (`celery -A lineit_platform.celery flower`): workers send an event as
+# each task starts and ends, and the senders one as each is sent.
+CELERY_WORKER_SEND_TASK_EVENTS = True
+CELERY_TASK_SEND_SENT_EVENT = True

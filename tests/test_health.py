@@ -1,13 +1,27 @@
 """``/health/`` on the real PostgreSQL and Redis: 200 with the queues' lengths when both answer,
-503 naming the broker when it is out of reach, for anyone, never cached."""
+503 naming the broker when it is out of reach, for anyone, never cached; the workers alive on each
+queue, from the heartbeats a real worker writes, "degraded" (still 200) when a queue has none."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
 import redis
+from celery_processes import wait_for, worker
 from django.conf import settings as django_settings
+from django.db import connection
+from django.utils import timezone
 
 from lineit_platform.celery import app
+from lineit_platform.heartbeats import heartbeat_write, workers_by_queue
+from lineit_platform.models import WorkerHeartbeat
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +43,9 @@ def test_a_healthy_platform_answers_200_with_the_backlog_of_each_queue(client, b
     assert body["ok"] is True and body["database"]["ok"] is True
     assert body["broker"]["queues"] == {"interactive": 0, "bulk": 1, "housekeeping": 1}
     assert "no-cache" in response["Cache-Control"]
+    # No worker runs here: degraded, naming every queue, yet 200 (see lineit_platform/health.py).
+    assert body["degraded"] is True and body["workers"]["missing"] == ["interactive", "bulk", "housekeeping"]
+    assert client.get("/health/?workers=required").status_code == 503
 
 
 def test_a_broker_out_of_reach_is_a_503_that_says_so(client, settings) -> None:  # type: ignore[no-untyped-def]
@@ -42,3 +59,51 @@ def test_a_broker_out_of_reach_is_a_503_that_says_so(client, settings) -> None: 
 
 def test_only_get(client) -> None:  # type: ignore[no-untyped-def]
     assert client.post("/health/").status_code == 405
+
+
+def test_a_worker_that_stopped_beating_long_ago_is_not_counted(db) -> None:  # type: ignore[no-untyped-def]
+    heartbeat_write(name="bulk@gone", queues=["interactive", "bulk"], started_at=timezone.now())
+    heartbeat_write(name="housekeeping@here", queues=["housekeeping"], started_at=timezone.now())
+    assert workers_by_queue(["interactive", "bulk", "housekeeping"]) == {
+        "interactive": ["bulk@gone"], "bulk": ["bulk@gone"], "housekeeping": ["housekeeping@here"]
+    }  # fmt: skip
+    missed = django_settings.WORKER_HEARTBEAT_SECONDS * django_settings.WORKER_HEARTBEAT_MISSED
+    WorkerHeartbeat.objects.filter(name="bulk@gone").update(seen_at=timezone.now() - timedelta(seconds=missed + 1))
+    assert workers_by_queue(["bulk", "housekeeping"]) == {"bulk": [], "housekeeping": ["housekeeping@here"]}
+
+
+def worker_health(*arguments: str) -> subprocess.CompletedProcess[str]:
+    database = connection.settings_dict
+    url = f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+    return subprocess.run(
+        [sys.executable, "manage.py", "worker_health", *arguments],
+        cwd=ROOT, env=os.environ | {"DATABASE_URL": url}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_a_real_worker_beats_on_its_queues_and_its_warm_shutdown_removes_it(client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    given = worker(
+        tmp_path / "worker.log", queues=("interactive", "bulk"), environment={"WORKER_HEARTBEAT_SECONDS": "0.5"}
+    )
+    try:
+        wait_for(lambda: WorkerHeartbeat.objects.exists(), "the worker's first heartbeat", timeout=90)
+        (name,) = WorkerHeartbeat.objects.values_list("name", flat=True)
+        first = WorkerHeartbeat.objects.get().seen_at
+        wait_for(lambda: WorkerHeartbeat.objects.get().seen_at > first, "a second heartbeat")
+        body = client.get("/health/").json()
+        assert body["workers"]["queues"] == {"interactive": [name], "bulk": [name], "housekeeping": []}
+        assert body["degraded"] is True and body["workers"]["missing"] == ["housekeeping"]
+        assert client.get("/health/").status_code == 200
+        assert client.get("/health/?workers=required").status_code == 503
+        alive = worker_health(name)
+        assert (alive.returncode, alive.stdout.strip()) == (0, f"worker {name} is alive")
+        assert worker_health("--queue", "bulk").returncode == 0
+        missing = worker_health("--queue", "housekeeping")
+        assert missing.returncode == 1 and "no recent heartbeat from a worker on housekeeping" in missing.stderr
+        assert "Traceback" not in missing.stderr
+    finally:
+        given.stop()
+    assert not WorkerHeartbeat.objects.exists()  # a warm shutdown says goodbye
+    assert worker_health(name).returncode == 1
