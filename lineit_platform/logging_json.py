@@ -31,6 +31,6 @@ def _current_task() -> tuple[str, str] | None:
         from celery import current_task
     except ImportError:  # pragma: no cover - celery is a dependency of the platform
         return None
-    if current_task is None or not current_task.request.id:
+    if not current_task or not current_task.request.id:  # a proxy: false outside a task
         return None
     return current_task.name, current_task.request.id
