@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from django.conf import settings
 from django.core.validators import RegexValidator
@@ -75,7 +74,7 @@ class BotVersion(models.Model):
     number = models.PositiveIntegerField()
     kind = models.CharField(max_length=3, choices=Kind.choices)
     original_name = models.CharField(max_length=255)
-    # Relative to MEDIA_ROOT; each version has a folder of its own holding only its code.
+    # The code's name in the bot storage (bots/storage.py): versions/<sha256>/bot.<kind>.
     path = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64, db_index=True)
     size = models.PositiveIntegerField()
@@ -128,12 +127,25 @@ class BotVersion(models.Model):
     def in_placement(self) -> bool:
         return self.placement_started_at is not None and self.placement_ended_at is None
 
-    @property
-    def file_path(self) -> Path:
-        return Path(settings.MEDIA_ROOT) / self.path
-
     def source(self) -> BotSource:
-        return BotSource(name=self.label, path=self.file_path, builtin=False)
+        """The version's code as a file on this host, checked now: a built-in bot's own file
+        when this host ships that very version, otherwise this worker's cached copy of the
+        stored code (bots/code_cache.py), fetched from the bot storage if missing or altered.
+        Raises BotCodeUnavailable, a platform failure (never the bot's), when the storage does
+        not hold the code or holds other bytes."""
+        from .code_cache import bot_code_path, shipped_builtin_path
+
+        if self.bot.is_builtin and (shipped := shipped_builtin_path(self.bot.name, self.sha256)) is not None:
+            return BotSource(name=self.label, path=shipped, builtin=False)
+        path = bot_code_path(name=self.path, sha256=self.sha256, label=self.label, builtin=self.bot.is_builtin)
+        return BotSource(name=self.label, path=path, builtin=False)
+
+    def read_code(self) -> bytes:
+        """The stored code, as uploaded (or registered, for a built-in bot)."""
+        from .storage import bot_code_storage
+
+        with bot_code_storage().open(self.path, "rb") as stored:
+            return bytes(stored.read())
 
     @property
     def rejection_summary(self) -> str:
@@ -150,6 +162,19 @@ class BotVersion(models.Model):
     def visible_details_for(self, user: object) -> bool:
         """The owner (and staff) may read the bot's own text: its failure messages and stderr."""
         return reads_text_of(user, self.bot.owner_id)
+
+
+class StoredCode(models.Model):
+    """The database's copy of a file the default bot storage wrote under MEDIA_ROOT
+    (bots/storage.py: SharedLocalStorage), by its storage name (``versions/<sha256>/bot.py``): a
+    worker on another host, which has only the database and the broker, reads the code here."""
+
+    name = models.CharField(max_length=255, primary_key=True)
+    content = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
 
 
 def reads_text_of(user: object, owner_id: int | None) -> bool:

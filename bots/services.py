@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
 from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -14,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Max, Q, Value, When
 from django.utils import timezone
@@ -30,6 +29,7 @@ from lineit_platform.queueing import WAITED_FOR, resend_lost, send_after_commit
 
 from .models import Bot, BotVersion
 from .runner import sandbox_match_run
+from .storage import bot_code_storage
 from .uploads import UploadLimits, check_upload
 
 logger = logging.getLogger(__name__)
@@ -70,17 +70,15 @@ def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_
 
 
 def bot_code_store(*, content: bytes, sha256: str, kind: str) -> str:
-    """Write the code in a folder of its own (the sandbox binds only that folder). Content-addressed,
-    so writing it again is harmless."""
-    relative = f"versions/{sha256}/bot.{kind}"
-    target = Path(settings.MEDIA_ROOT) / relative
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as handle:
-            handle.write(content)
-        os.chmod(handle.name, 0o644)
-        os.replace(handle.name, target)
-    return relative
+    """Keep the code in the bot storage (bots/storage.py) under its content hash; its name there.
+    Content-addressed, so a file stored already is not written again."""
+    storage = bot_code_storage()
+    name = f"versions/{sha256}/bot.{kind}"
+    if not storage.exists(name):
+        stored = storage.save(name, ContentFile(content))
+        if stored != name:  # a storage that renames on a clash would break the content address
+            raise ApplicationError(f"the bot storage kept the code as {stored!r}, not {name!r}")
+    return name
 
 
 @transaction.atomic

@@ -216,12 +216,50 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
 MEDIA_URL = "media/"
-# Uploaded bot code lives here, one folder per version (the sandbox binds only that folder).
+# Uploaded bot code lives here by default (BOT_STORAGE=local), one folder per content hash.
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+
+
+def env_bot_storage(name: str) -> dict[str, Any]:
+    """Where uploaded bot code is kept (the "bots" storage, bots/storage.py): ``local``, files
+    under MEDIA_ROOT with a copy in the database, so a worker on another host that has only the
+    database and the broker reads them too; or ``s3``, an S3-compatible bucket through
+    django-storages (the ``s3`` extra), named by AWS_STORAGE_BUCKET_NAME, at AWS_S3_ENDPOINT_URL
+    (MinIO, Ceph, ...) in AWS_S3_REGION_NAME, under AWS_LOCATION; boto3 reads the credentials
+    itself (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or an instance role)."""
+    kind = env_str(name, "local").strip().lower()
+    if kind == "local":
+        return {"BACKEND": "bots.storage.SharedLocalStorage", "OPTIONS": {"location": MEDIA_ROOT}}
+    if kind != "s3":
+        raise ImproperlyConfigured(f"{name} must be local or s3, not {kind!r}")
+    import importlib.util
+
+    if importlib.util.find_spec("storages") is None or importlib.util.find_spec("boto3") is None:
+        raise ImproperlyConfigured(f"{name}=s3 needs django-storages and boto3: pip install 'lineit-arena[s3]'")
+    bucket = env_str("AWS_STORAGE_BUCKET_NAME", "")
+    if not bucket:
+        raise ImproperlyConfigured(f"{name}=s3 needs AWS_STORAGE_BUCKET_NAME, the bucket's name")
+    options: dict[str, Any] = {
+        "bucket_name": bucket,
+        "location": env_str("AWS_LOCATION", "bots").strip("/"),
+        "file_overwrite": True,  # names are content hashes: writing one again writes the same bytes
+        "default_acl": None,  # the bucket's own (private) policy
+        "querystring_auth": True,
+    }
+    for option, variable in (("endpoint_url", "AWS_S3_ENDPOINT_URL"), ("region_name", "AWS_S3_REGION_NAME")):
+        if value := env_str(variable, ""):
+            options[option] = value
+    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+
+
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "bots": env_bot_storage("BOT_STORAGE"),
 }
+# Each worker's copies of bot code by content hash, filled from the "bots" storage on first use
+# and checked against the version's sha256 before every match (bots/code_cache.py).
+BOT_CODE_CACHE_DIR = Path(env_str("BOT_CODE_CACHE_DIR", str(MEDIA_ROOT / "bot-code-cache")))
 
 LOGGING: dict[str, Any] = {
     "version": 1,

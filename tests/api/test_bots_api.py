@@ -215,7 +215,7 @@ def test_only_the_owner_and_staff_download_the_source(  # type: ignore[no-untype
     for viewer in (alice, staff):
         response = as_user(viewer).get(url)
         assert response.status_code == 200
-        assert b"".join(response.streaming_content) == version.file_path.read_bytes()
+        assert b"".join(response.streaming_content) == version.read_code()
         assert f"{version.bot.name}-v{version.number}.py" in response["Content-Disposition"]
     assert_error(as_user(bob).get(url), 403, "permission_denied")
     assert_error(anonymous.get(url), 401, "not_authenticated")

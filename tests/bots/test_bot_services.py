@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, StoredCode
 from bots.services import (
     bot_create,
     bot_version_activate,
@@ -43,8 +43,11 @@ def test_alice_uploads_a_version_which_waits_for_validation(alice, django_captur
         version = upload(bot, alice, GOOD_BOT)
     assert version.status == BotVersion.Status.VALIDATING
     assert version.number == 1 and version.size == len(GOOD_BOT) and len(version.sha256) == 64
-    assert version.file_path.read_bytes() == GOOD_BOT
-    assert version.file_path.parent.parent == Path(settings.MEDIA_ROOT) / "versions"
+    assert version.read_code() == GOOD_BOT
+    # The default bot storage: a file under MEDIA_ROOT by content hash, and its copy in the database
+    assert version.path == f"versions/{version.sha256}/bot.py"
+    assert (Path(settings.MEDIA_ROOT) / version.path).read_bytes() == GOOD_BOT
+    assert bytes(StoredCode.objects.get(name=version.path).content) == GOOD_BOT
     assert len(callbacks) == 1  # the validation task, queued once the upload is committed
 
 
@@ -140,7 +143,7 @@ def test_a_builtin_whose_file_changed_is_its_next_version_and_the_old_one_retire
     # Then today's file is version 2, stored as uploads are, active at once; version 1 is retired
     code = (BUILTIN_DIR / "random_bot.py").read_bytes()
     assert (current.number, current.status, current.kind) == (2, BotVersion.Status.ACTIVE, BotVersion.Kind.FILE)
-    assert current.file_path.read_bytes() == code and current.size == len(code)
+    assert current.read_code() == code and current.size == len(code)
     assert current.uploaded_by == owner and current.original_name == "random_bot.py"
     older.refresh_from_db()
     assert older.status == BotVersion.Status.RETIRED

@@ -31,9 +31,7 @@ def test_a_change_to_the_heuristic_gives_search_a_new_version(db, builtin_copy: 
     (second,) = builtin_bots_register(names=("search",))
     # Then search is at its next version, the same file stored, and the first is retired
     assert second.number == first.number + 1 and second.status == BotVersion.Status.ACTIVE
-    assert (
-        second.file_path.read_bytes() == first.file_path.read_bytes() == (builtin_copy / "search_bot.py").read_bytes()
-    )
+    assert second.read_code() == first.read_code() == (builtin_copy / "search_bot.py").read_bytes()
     first.refresh_from_db()
     assert first.status == BotVersion.Status.RETIRED
     # And registering again changes nothing

@@ -324,7 +324,7 @@ def test_only_the_owner_sees_and_can_use_the_source_download(client, played, ali
     assert source in client.get(url).content.decode()
     download = client.get(source)
     assert download.status_code == 200
-    assert b"".join(download.streaming_content) == played["good"].file_path.read_bytes()
+    assert b"".join(download.streaming_content) == played["good"].read_code()
 
 
 # --- Breadcrumbs ----------------------------------------------------------------------------------

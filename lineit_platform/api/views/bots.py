@@ -19,7 +19,9 @@ from rest_framework.response import Response
 
 from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_ladder_restore, bot_version_retire, bot_version_upload
+from bots.storage import bot_code_storage
 from bots.uploads import UploadRejected
+from lineit_platform.errors import NotFound
 from tournaments.models import RatingEvent
 from tournaments.selectors.matches import head_to_head
 from tournaments.selectors.versions import failure_health
@@ -162,8 +164,12 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def source(self, request: Request, pk: str) -> FileResponse:
         version = self.get_object()
+        try:
+            stored = bot_code_storage().open(version.path, "rb")
+        except FileNotFoundError:
+            raise NotFound(f"the code of {version.label} is not in the bot storage") from None
         return FileResponse(
-            version.file_path.open("rb"),
+            stored,
             as_attachment=True,
             filename=f"{version.bot.name}-v{version.number}.{version.kind}",
             content_type="application/octet-stream",

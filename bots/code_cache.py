@@ -1,0 +1,122 @@
+"""A worker's copies of bot code, by content hash (BOT_CODE_CACHE_DIR/<sha256>/bot.<kind>).
+
+A worker on another host has no MEDIA_ROOT of the web's: it reads each version's code from the
+bot storage (bots/storage.py) the first time it plays it and keeps it here. The copy is written
+whole and renamed into place (two worker processes may fill it at once), and its sha256 is checked
+before every match: a copy that was altered or cut short is fetched again; stored bytes with
+another hash than the version's stop the match as a platform failure (BotCodeUnavailable: the
+match goes back to the queue, and no bot is blamed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+
+from lineit.botkit.referee import PlatformFailure
+from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
+from lineit.builtin.versions import builtin_version_hash
+
+from .storage import bot_code_storage
+
+logger = logging.getLogger(__name__)
+
+SHA256 = re.compile(r"[0-9a-f]{64}")
+# The most a stored file is read: uploads are far smaller (BOT_UPLOAD_MAX_BYTES); this only stops
+# a wrong object in the bucket from filling the worker's memory.
+MAX_READ_BYTES = 64 * 1024 * 1024
+
+
+class BotCodeUnavailable(PlatformFailure):
+    """The platform could not get a version's code: not in the bot storage, the storage did not
+    answer, or it holds bytes of another hash. Never the bot's fault."""
+
+
+def shipped_builtin_path(name: str, sha256: str) -> Path | None:
+    """The built-in bot's own file in this host's code, when it is that very version (the same
+    version hash: its file and the built-in modules it borrows); None otherwise."""
+    path = BUILTIN_DIR / f"{name}_bot.py"
+    if name not in BUILTIN_NAMES or not path.is_file():
+        return None
+    return path if builtin_version_hash(path) == sha256 else None
+
+
+def bot_code_path(*, name: str, sha256: str, label: str, builtin: bool = False) -> Path:
+    """This worker's checked copy of the stored file ``name`` whose content hash is ``sha256``,
+    fetched from the bot storage when missing or altered. Raises BotCodeUnavailable."""
+    if not SHA256.fullmatch(sha256):
+        raise BotCodeUnavailable(f"{label}: its sha256 {sha256!r} is not a sha256")
+    suffix = PurePosixPath(name).suffix
+    cached = Path(settings.BOT_CODE_CACHE_DIR) / sha256 / f"bot{suffix}"
+    if _holds(cached, sha256):
+        return cached
+    content = _fetch(name, label)
+    found = hashlib.sha256(content).hexdigest()
+    if found != sha256:
+        if builtin:
+            raise BotCodeUnavailable(
+                f"{label}: this host ships another version of the built-in bot (its file or a built-in "
+                "module it borrows differs), and the stored file alone is not that version; "
+                "a worker running the code that registered it can play it"
+            )
+        raise BotCodeUnavailable(
+            f"{label}: the bot storage holds other bytes than the version's code under {name} "
+            f"(sha256 {found[:12]}..., expected {sha256[:12]}...)"
+        )
+    _write(cached, content)
+    return cached
+
+
+def _holds(cached: Path, sha256: str) -> bool:
+    """Whether the copy is there with the right content; an altered one is removed."""
+    digest = hashlib.sha256()
+    try:
+        with cached.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        logger.warning("bot code cache: %s unreadable (%s); fetching it again", cached, error)
+        return False
+    if digest.hexdigest() == sha256:
+        return True
+    logger.warning("bot code cache: %s does not match its sha256; fetching it again", cached)
+    cached.unlink(missing_ok=True)
+    return False
+
+
+def _fetch(name: str, label: str) -> bytes:
+    try:
+        with bot_code_storage().open(name, "rb") as stored:
+            return bytes(stored.read(MAX_READ_BYTES + 1))
+    except FileNotFoundError:
+        raise BotCodeUnavailable(f"{label}: its code ({name}) is not in the bot storage") from None
+    except Exception as error:  # S3 outages and refusals, a database that did not answer
+        raise BotCodeUnavailable(
+            f"{label}: the bot storage did not give its code ({name}): {type(error).__name__}: {error}"
+        ) from None
+
+
+def _write(cached: Path, content: bytes) -> None:
+    """Whole, then renamed into place, so a reader (another worker process) never sees a part."""
+    partial: str | None = None
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=cached.parent, prefix=".fetching-", delete=False) as handle:
+            partial = handle.name
+            handle.write(content)
+        os.chmod(partial, 0o644)
+        os.replace(partial, cached)
+    except OSError as error:
+        if partial is not None:
+            Path(partial).unlink(missing_ok=True)
+        raise BotCodeUnavailable(
+            f"cannot keep bot code in BOT_CODE_CACHE_DIR ({cached.parent}): {error.strerror or error}"
+        ) from None
