@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_init, worker_ready, worker_shutdown
+from celery.signals import beat_init, task_postrun, task_prerun, worker_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lineit_platform.settings")
 
@@ -51,6 +51,18 @@ def start_the_heartbeat(sender: Any, **_: Any) -> None:
 
     queues = list(sender.app.amqp.queues.consume_from or sender.app.amqp.queues)
     _heartbeat = Heartbeat(name=sender.hostname, queues=queues)
+    _heartbeat.start()
+
+
+@beat_init.connect
+def start_the_beat_heartbeat(**_: Any) -> None:
+    """The beat beats too, as ``beat@host`` on no queue: /health/ says whether one is alive."""
+    global _heartbeat
+    import socket
+
+    from lineit_platform.heartbeats import BEAT, Heartbeat
+
+    _heartbeat = Heartbeat(name=f"{BEAT}@{socket.gethostname()}", queues=[])
     _heartbeat.start()
 
 

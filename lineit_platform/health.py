@@ -5,7 +5,8 @@ either does not, saying which and why in one line each. Also the messages waitin
 (lineit_platform/queueing.py), all priorities counted, so an operator sees a backlog at a glance,
 and the workers alive on each queue (their heartbeats: lineit_platform/heartbeats.py).
 
-A queue that no worker serves makes the answer ``"degraded": true`` and names the queue, but
+A queue that no worker serves, or no beat alive (nothing would tick the ladder or sweep), makes
+the answer ``"degraded": true`` and names what is missing ("bulk", "beat"), but
 stays 200: a load balancer asks /health/ whether to send this web process requests, and it can
 serve them (pages, uploads, match requests queue up) while the workers are down; a 503 would take
 the whole site away for what only delays matches. ``GET /health/?workers=required`` answers 503
@@ -52,14 +53,14 @@ def broker_queues() -> dict[str, int] | None:
 
 
 def _workers() -> dict[str, Any]:
-    from lineit_platform.heartbeats import workers_by_queue
+    from lineit_platform.heartbeats import beats_alive, workers_by_queue
 
     try:
-        serving = workers_by_queue(QUEUES)
+        serving, beats = workers_by_queue(QUEUES), beats_alive()
     except DatabaseError as error:
         return {"ok": False, "error": _one_line(error)}
-    missing = [queue for queue, names in serving.items() if not names]
-    return {"ok": not missing, "queues": serving, "missing": missing}
+    missing = [queue for queue, names in serving.items() if not names] + ([] if beats else ["beat"])
+    return {"ok": not missing, "queues": serving, "beat": beats, "missing": missing}
 
 
 def _broker() -> dict[str, Any]:

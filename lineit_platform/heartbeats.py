@@ -23,6 +23,8 @@ from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
+# The beat's heartbeat is named beat@host and serves no queue.
+BEAT = "beat"
 # A row older than this is a worker long gone (killed, its host removed): any worker removes it.
 FORGET_AFTER = timedelta(days=1)
 
@@ -60,6 +62,14 @@ def workers_by_queue(queues: Iterable[str], now: datetime | None = None) -> dict
             if queue in serving:
                 serving[queue].append(name)
     return {queue: sorted(names) for queue, names in serving.items()}
+
+
+def beats_alive(now: datetime | None = None) -> list[str]:
+    """The names of the beats alive (one, unless someone scaled it)."""
+    from lineit_platform.models import WorkerHeartbeat
+
+    alive = WorkerHeartbeat.objects.filter(seen_at__gte=alive_since(now), name__startswith=f"{BEAT}@")
+    return sorted(alive.values_list("name", flat=True))
 
 
 def worker_alive(name: str, now: datetime | None = None) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from celery_processes import wait_for, worker
+from celery_processes import CeleryProcess, wait_for, worker
 from django.conf import settings as django_settings
 from django.db import connection
 from django.utils import timezone
@@ -44,7 +44,7 @@ def test_a_healthy_platform_answers_200_with_the_backlog_of_each_queue(client, b
     assert body["broker"]["queues"] == {"interactive": 0, "bulk": 1, "housekeeping": 1}
     assert "no-cache" in response["Cache-Control"]
     # No worker runs here: degraded, naming every queue, yet 200 (see lineit_platform/health.py).
-    assert body["degraded"] is True and body["workers"]["missing"] == ["interactive", "bulk", "housekeeping"]
+    assert body["degraded"] is True and body["workers"]["missing"] == ["interactive", "bulk", "housekeeping", "beat"]
     assert client.get("/health/?workers=required").status_code == 503
 
 
@@ -83,18 +83,23 @@ def worker_health(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
-def test_a_real_worker_beats_on_its_queues_and_its_warm_shutdown_removes_it(client, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    given = worker(
-        tmp_path / "worker.log", queues=("interactive", "bulk"), environment={"WORKER_HEARTBEAT_SECONDS": "0.5"}
-    )
+def test_a_real_worker_and_beat_beat_and_a_warm_shutdown_removes_the_worker(client, tmp_path: Path, broker) -> None:  # type: ignore[no-untyped-def]
+    fast = {"WORKER_HEARTBEAT_SECONDS": "0.5"}
+    given = worker(tmp_path / "worker.log", queues=("interactive", "bulk"), environment=fast)
+    beat = CeleryProcess(["beat", "-l", "info", "-s", str(tmp_path / "beat-schedule")], tmp_path / "beat.log", fast)
+    workers = WorkerHeartbeat.objects.exclude(name__startswith="beat@")
     try:
-        wait_for(lambda: WorkerHeartbeat.objects.exists(), "the worker's first heartbeat", timeout=90)
-        (name,) = WorkerHeartbeat.objects.values_list("name", flat=True)
-        first = WorkerHeartbeat.objects.get().seen_at
-        wait_for(lambda: WorkerHeartbeat.objects.get().seen_at > first, "a second heartbeat")
+        wait_for(lambda: workers.exists(), "the worker's first heartbeat", timeout=90)
+        (name,) = workers.values_list("name", flat=True)
+        first = workers.get().seen_at
+        wait_for(lambda: workers.get().seen_at > first, "a second heartbeat")
+        wait_for(lambda: WorkerHeartbeat.objects.filter(name__startswith="beat@").exists(), "the beat's heartbeat")
+        (beat_name,) = WorkerHeartbeat.objects.filter(name__startswith="beat@").values_list("name", flat=True)
         body = client.get("/health/").json()
         assert body["workers"]["queues"] == {"interactive": [name], "bulk": [name], "housekeeping": []}
+        assert body["workers"]["beat"] == [beat_name]
         assert body["degraded"] is True and body["workers"]["missing"] == ["housekeeping"]
+        assert worker_health(beat_name).returncode == 0
         assert client.get("/health/").status_code == 200
         assert client.get("/health/?workers=required").status_code == 503
         alive = worker_health(name)
@@ -105,5 +110,6 @@ def test_a_real_worker_beats_on_its_queues_and_its_warm_shutdown_removes_it(clie
         assert "Traceback" not in missing.stderr
     finally:
         given.stop()
-    assert not WorkerHeartbeat.objects.exists()  # a warm shutdown says goodbye
+        beat.stop()
+    assert not workers.exists()  # a warm shutdown says goodbye
     assert worker_health(name).returncode == 1
