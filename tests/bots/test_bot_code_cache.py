@@ -7,7 +7,9 @@ host without the file reads."""
 from __future__ import annotations
 
 import hashlib
+import io
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from django.test import override_settings
 import bots.services
 from bots.code_cache import BotCodeUnavailable
 from bots.models import BotVersion, StoredCode
-from bots.services import bot_create, bot_version_upload, builtin_bots_register
+from bots.services import bot_create, bot_version_upload, bot_version_validate, builtin_bots_register
 from bots.storage import bot_code_storage
 from lineit.botkit.limits import Limits
 from lineit.botkit.referee import PlatformFailure
@@ -61,6 +63,22 @@ def test_the_first_use_fills_the_cache_from_the_storage(uploaded: BotVersion, ca
     assert source.path.read_bytes() == uploaded.read_code()
     assert hashlib.sha256(source.path.read_bytes()).hexdigest() == uploaded.sha256
     assert not [path for path in source.path.parent.iterdir() if path.name != "bot.py"]  # no temporary left
+
+
+def test_a_package_is_cached_as_the_zip_it_was(alice, cache: Path) -> None:  # type: ignore[no-untyped-def]
+    package = io.BytesIO()
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.writestr("bot.py", "from helper import first\ndef act(observation):\n    return first(observation)\n")
+        archive.writestr(
+            "helper.py", f"def first(observation):  # {cache}\n    return observation['legal_actions'][0]\n"
+        )
+    bot = bot_create(owner=alice, name="alices-package")
+    version = bot_version_upload(
+        bot=bot, uploaded_by=alice, filename="bot.zip", content=package.getvalue(), validate=False
+    )
+    source = version.source()
+    assert source.is_zip and source.path == cache / version.sha256 / "bot.zip"
+    assert source.path.read_bytes() == package.getvalue()
 
 
 def test_a_host_without_the_file_reads_the_database_copy(uploaded: BotVersion, cache: Path) -> None:
@@ -111,6 +129,17 @@ def test_a_missing_storage_object_sends_the_match_back_and_blames_no_bot(  # typ
     bot_code_storage().save(uploaded.path, ContentFile(code))
     assert match_execute(match_id=match.pk, worker="w").status == "finished"  # type: ignore[union-attr]
     assert Game.objects.filter(match=match).count() == 2 and not GameFailure.objects.filter(match=match).exists()
+
+
+def test_a_validation_without_the_code_stays_validating(alice, cache: Path) -> None:  # type: ignore[no-untyped-def]
+    bot = bot_create(owner=alice, name="alices-unvalidated")
+    code = CODE + f"# validating {cache}\n".encode()
+    version = bot_version_upload(bot=bot, uploaded_by=alice, filename="bot.py", content=code, validate=False)
+    bot_code_storage().delete(version.path)
+    with pytest.raises(BotCodeUnavailable, match="is not in the bot storage"):
+        bot_version_validate(version_id=version.pk)  # the task retries a PlatformFailure
+    version.refresh_from_db()
+    assert (version.status, version.rejection_reason) == (BotVersion.Status.VALIDATING, "")
 
 
 def test_a_built_in_bot_plays_from_the_code_this_host_ships(db, cache: Path) -> None:  # type: ignore[no-untyped-def]
