@@ -3,7 +3,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: install engine system-deps services test lint run bench clean
+.PHONY: install engine system-deps services test lint run bench clean lock
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,16 @@ run: install
 
 bench: install
 	$(BIN)/python benchmarks/engine.py
+
+# The lock files the Docker image installs from, every file pinned by hash (pip-tools): the
+# platform's dependencies (pyproject.toml) and the image's build tools (deploy/build-requirements.in).
+# Only PyPI's files and hashes, whatever this machine's pip configuration adds; existing pins are
+# kept (delete a line, or the file, to move a package on).
+PIP_COMPILE = env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(abspath $(BIN))/pip-compile --quiet --generate-hashes \
+	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links --index-url https://pypi.org/simple
+lock: $(BIN)/.installed
+	$(PIP_COMPILE) -o requirements.lock pyproject.toml
+	cd deploy && $(PIP_COMPILE) -o build-requirements.lock build-requirements.in
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -673,6 +673,15 @@ if SENTRY_DSN:
     from lineit_platform.errors_sentry import sentry_init
 
     sentry_init(dsn=SENTRY_DSN, environment=SENTRY_ENVIRONMENT, traces_sample_rate=SENTRY_TRACES_SAMPLE_RATE)
+# CACHE_URL (redis://host:6379/2): Django's default cache shared by every process, as the "api"
+# cache is by API_CACHE_URL; per process (memory) without it. An outage is a miss (redis_cache.py).
+CACHE_URL = env_str("CACHE_URL", "")
+if CACHE_URL:
+    CACHES["default"] = {
+        "BACKEND": REDIS_CACHE_BACKEND,
+        "LOCATION": CACHE_URL,
+        "OPTIONS": {"socket_connect_timeout": API_CACHE_TIMEOUT_SECONDS, "socket_timeout": API_CACHE_TIMEOUT_SECONDS},
+    }
 # Task events for Flower (`celery -A lineit_platform.celery flower`): workers send an event as
 # each task starts and ends, and the senders one as each is sent.
 CELERY_WORKER_SEND_TASK_EVENTS = True

@@ -218,3 +218,174 @@ def test_a_bad_setting_is_one_line_naming_its_variable_not_a_traceback() -> None
     assert done.stderr.strip().splitlines() == [
         "manage.py: bad configuration: LADDER_TABLE_SIZES must be a comma-separated list of integers, not ['x']"
     ]
+
+
+# --- docker-compose's services, the worker-only file, the Dockerfile and the lock files ----------
+
+WORKER_COMPOSE = ROOT / "docker-compose.worker.yml"
+DOCKERFILE = ROOT / "Dockerfile"
+LOCK = ROOT / "requirements.lock"
+BUILD_LOCK = ROOT / "deploy" / "build-requirements.lock"
+
+
+def compose_file(path: Path = COMPOSE) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text())
+
+
+def healthcheck_command(service: dict[str, Any]) -> str:
+    return " ".join(service["healthcheck"]["test"][1:])
+
+
+def test_every_compose_service_restarts_and_has_a_healthcheck() -> None:
+    services = compose_file()["services"]
+    for name, service in services.items():
+        if name == "migrate":  # a one-shot: the others wait for it to complete, it never restarts
+            assert service["restart"] == "no" and service["healthcheck"] == {"disable": True}
+            continue
+        assert service["restart"] == "unless-stopped", name
+        assert service["healthcheck"]["test"][0] in ("CMD", "CMD-SHELL"), name
+    assert "pg_isready" in healthcheck_command(services["db"])
+    assert healthcheck_command(services["redis"]) == "redis-cli ping"
+    assert "http://127.0.0.1:8000/health/" in healthcheck_command(services["web"])
+    assert "/healthcheck" in healthcheck_command(services["flower"]) and services["flower"]["profiles"] == ["flower"]
+    # migrate waits for a healthy database and broker, and everything else for migrate
+    assert services["migrate"]["depends_on"]["redis"] == {"condition": "service_healthy"}
+    assert services["migrate"]["depends_on"]["db"] == {"condition": "service_healthy"}
+    for name in ("web", "worker", "worker-interactive", "housekeeping", "beat"):
+        assert services[name]["depends_on"] == {"migrate": {"condition": "service_completed_successfully"}}, name
+
+
+@pytest.mark.parametrize(
+    ("service", "role"),
+    [("worker", "bulk"), ("worker-interactive", "interactive"), ("housekeeping", "housekeeping"), ("beat", "beat")],
+)
+def test_each_worker_and_the_beat_is_checked_by_its_own_heartbeat(service: str, role: str) -> None:
+    given = compose_file()["services"][service]
+    # compose turns $$ into $: the shell then reads the container's hostname, which Celery's %h is
+    assert healthcheck_command(given) == f"python manage.py worker_health {role}@$$HOSTNAME"
+    if role != "beat":
+        assert f"-n {role}@%h" in given["command"]
+
+
+def test_the_workers_that_run_bots_get_the_sandbox_profiles_and_nothing_wider() -> None:
+    services = compose_file()["services"]
+    apparmor_name = re.search(r"^profile (\S+)", (ROOT / "deploy" / "apparmor-worker").read_text(), re.MULTILINE)
+    assert apparmor_name
+    for document, name in ((COMPOSE, "worker"), (COMPOSE, "worker-interactive"), (WORKER_COMPOSE, "worker")):
+        options = [interpolate(option, {}) for option in compose_file(document)["services"][name]["security_opt"]]
+        assert options == ["seccomp=deploy/seccomp-worker.json", f"apparmor={apparmor_name.group(1)}"]
+        assert (document.parent / options[0].removeprefix("seccomp=")).is_file()
+    for name in ("web", "housekeeping", "beat", "migrate"):  # they run no bot: Docker's defaults
+        assert "security_opt" not in services[name], name
+    for document in (COMPOSE, WORKER_COMPOSE):  # unconfined only where a comment says how to ask for it
+        assert not [line for line in document.read_text().splitlines() if "unconfined" in line.split("#")[0]]
+
+
+def test_the_caches_are_shared_on_redis_in_compose(tmp_path: Path) -> None:
+    given = production_environment()
+    assert given["CACHE_URL"].startswith("redis://redis:6379/") and given["API_CACHE_URL"].startswith("redis://")
+    script = (
+        "import django, json; django.setup(); from django.conf import settings as s;"
+        " print(json.dumps([s.CACHES['default']['BACKEND'], s.CACHES['default']['LOCATION']]))"
+    )
+    variables = given | {"DJANGO_SETTINGS_MODULE": "lineit_platform.settings", "PATH": os.environ["PATH"]}
+    variables |= {"VAR_DIR": str(tmp_path / "var")}
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=variables, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert yaml.safe_load(result.stdout) == ["lineit_platform.redis_cache.OutageTolerantRedisCache", given["CACHE_URL"]]
+
+
+def test_the_worker_only_file_needs_the_database_the_broker_and_the_key_and_no_more() -> None:
+    service = compose_file(WORKER_COMPOSE)["services"]["worker"]
+    declared = service["environment"]
+    needed = {
+        "DATABASE_URL": "postgres://lineit:pw@db.internal/lineit",
+        "CELERY_BROKER_URL": "redis://r.internal:6379/0",
+    }
+    needed["SECRET_KEY"] = secrets.token_urlsafe(50)
+    for missing in needed:
+        with pytest.raises(MissingVariable, match=missing):
+            {
+                name: interpolate(str(value), {k: v for k, v in needed.items() if k != missing})
+                for name, value in declared.items()
+            }
+    given = {name: interpolate(str(value), needed) for name, value in declared.items()}
+    assert {name: given[name] for name in needed} == needed
+    assert given["BOT_STORAGE"] == "local"  # bot code from the database, cached on this host
+    assert set(compose_file(WORKER_COMPOSE)["services"]) == {"worker"}  # no database, broker or web here
+    assert "-Q interactive,bulk -n bulk@%h" in service["command"]
+
+
+def dockerfile_stages() -> list[list[str]]:
+    """The Dockerfile's instructions (continuation lines joined), one list per stage."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    stages: list[list[str]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("FROM "):
+            stages.append([])
+        stages[-1].append(line)
+    return stages
+
+
+def test_the_dockerfile_builds_in_one_stage_and_ships_another_without_a_compiler() -> None:
+    build, final = dockerfile_stages()
+    assert build[0].endswith(" AS build") and not final[0].endswith(" AS build")
+    assert any("gcc" in line for line in build)
+    assert not any(word in line for line in final for word in ("gcc", "libc6-dev", "build-essential", "mypy"))
+    assert any(line.startswith("COPY --from=build /opt/venv") for line in final)
+    # dependencies before the source: the first COPY of code comes after the install from the lock
+    first_source = next(i for i, line in enumerate(build) if line.startswith("COPY lineit "))
+    install = next(i for i, line in enumerate(build) if "--require-hashes" in line and "requirements.lock" in line)
+    assert install < first_source
+    assert all(
+        "requirements.lock" not in line or "--require-hashes" in line for line in build if line.startswith("RUN")
+    )
+    assert any(line.startswith("HEALTHCHECK ") and "/health/" in line for line in final)
+    assert any(line.startswith("USER lineit") for line in final)
+
+
+def locked(path: Path) -> dict[str, tuple[str, int]]:
+    """Each pinned package of a lock file: its version and how many hashes it has."""
+    pins: dict[str, tuple[str, int]] = {}
+    text = path.read_text()
+    for found in re.finditer(
+        r"^([A-Za-z0-9._-]+)==(\S+) \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", text, re.M
+    ):
+        pins[canonical(found.group(1))] = (found.group(2), found.group(3).count("--hash="))
+    assert len(pins) == len(re.findall(r"^[A-Za-z0-9._-]+==", text, re.M)), f"a pin of {path.name} has no hash"
+    return pins
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_the_lock_file_pins_every_dependency_of_pyproject_within_its_range() -> None:
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    pins = locked(LOCK)
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    for line in dependencies:
+        requirement = Requirement(line)
+        name = canonical(requirement.name)
+        assert name in pins, f"{requirement.name} is not in requirements.lock: run make lock"
+        assert requirement.specifier.contains(pins[name][0]), (
+            f"{name}=={pins[name][0]} is outside {requirement}: make lock"
+        )
+    assert all(count >= 1 for _, count in pins.values())
+    assert "mypy" not in pins and "pytest" not in pins  # build tools and test tools stay out of the image
+
+
+def test_the_build_tools_lock_pins_what_the_build_stage_needs() -> None:
+    from packaging.requirements import Requirement
+
+    pins = locked(BUILD_LOCK)
+    wanted = (ROOT / "deploy" / "build-requirements.in").read_text().splitlines()
+    for line in (line for line in wanted if line.strip() and not line.startswith("#")):
+        requirement = Requirement(line)
+        assert requirement.specifier.contains(pins[canonical(requirement.name)][0]), line

@@ -5,10 +5,20 @@ the queued matches and the queues' messages as they change."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
 import pytest
 import redis
+from celery_processes import wait_for
 from django.conf import settings as django_settings
+from django.db import connection
 from prometheus_client.parser import text_string_to_metric_families
+from redis_server import free_port
 
 from lineit_platform.celery import app
 from lineit_platform.metrics import tallies_add
@@ -98,3 +108,56 @@ def test_tallies_add_up_across_calls_in_one_statement_each(scrape) -> None:  # t
     read = scrape()
     assert read[("lineit_game_failures_total", (("kind", "timeout"),))] == 5
     assert read[("lineit_matches_ended_total", (("status", "failed"),))] == 1
+
+
+def test_gunicorn_sums_its_processes_counts_and_starts_from_zero(tmp_path: Path) -> None:
+    folder = tmp_path / "prometheus"
+    folder.mkdir()
+    (folder / "counter_999999.db").write_bytes(b"a previous run's counts")  # emptied at start
+    database = connection.settings_dict
+    variables = os.environ | {
+        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}",
+        "PROMETHEUS_MULTIPROC_DIR": str(folder),
+        "METRICS_TOKEN": TOKEN,
+    }
+    port = free_port()
+    log = (tmp_path / "gunicorn.log").open("wb")
+    server = subprocess.Popen(
+        [str(Path(sys.executable).with_name("gunicorn")), "lineit_platform.wsgi", "-c",
+         "python:lineit_platform.metrics_gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "3"],
+        cwd=django_settings.BASE_DIR, env=variables, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _answers(f"{base}/health/"), "gunicorn", timeout=60)
+        before = _health_count(base)
+        for _ in range(30):
+            assert _answers(f"{base}/health/")
+        after = _health_count(base)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+        log.close()
+    assert before >= 1 and after == before + 30  # every request, whichever of the 3 processes answered it
+    assert not (folder / "counter_999999.db").exists()
+
+
+def _health_count(base: str) -> float:
+    request = urllib.request.Request(f"{base}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read().decode()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "django_http_responses_total_by_status_view_method_total" and sample.labels == {
+                "method": "GET", "status": "200", "view": "health"
+            }:  # fmt: skip
+                return sample.value
+    raise AssertionError("no count of GET /health/ in /metrics")
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status == 200
+    except OSError:
+        return False
