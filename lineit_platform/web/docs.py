@@ -33,6 +33,7 @@ PAGES: dict[str, str] = {
     "replay-format": "The replay format and what verification checks.",
     "sandbox": "The sandbox bots run in, and why.",
     "platform": "Running the platform: queues, ratings, placement, notifications, settings.",
+    "deployment": "Operating it: health, metrics, logs, Sentry, Flower, compose, the image, worker profiles.",
     "architecture": "How the code is laid out, and one upload's way to a rating change.",
 }
 NAME = re.compile(r"[a-z][a-z-]{0,40}")
