@@ -5,6 +5,7 @@ queue, from the heartbeats a real worker writes, "degraded" (still 200) when a q
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from datetime import timedelta
@@ -113,3 +114,37 @@ def test_a_real_worker_and_beat_beat_and_a_warm_shutdown_removes_the_worker(clie
         beat.stop()
     assert not workers.exists()  # a warm shutdown says goodbye
     assert worker_health(name).returncode == 1
+
+
+@pytest.mark.slow
+def test_heartbeats_work_on_the_embedded_default_too(tmp_path: Path) -> None:
+    """SQLite and the filesystem broker (`make run`): no control channel to ping, yet the
+    worker's heartbeat is seen."""
+    environment = os.environ | {
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "CELERY_BROKER_URL": "filesystem://",
+        "VAR_DIR": str(tmp_path),
+        "WORKER_HEARTBEAT_SECONDS": "0.5",
+    }
+    manage = [sys.executable, "manage.py"]
+    migrated = subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=environment, capture_output=True, text=True)
+    assert migrated.returncode == 0, migrated.stderr
+    celery = str(Path(sys.executable).with_name("celery"))
+    log = (tmp_path / "worker.log").open("wb")
+    given = subprocess.Popen(
+        [celery, "-A", "lineit_platform.celery", "worker", "-l", "info", "-c", "1", "-Q", "housekeeping",
+         "-n", "embedded@%h", "--without-gossip", "--without-mingle"],
+        cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+
+    def check() -> subprocess.CompletedProcess[str]:
+        command = [*manage, "worker_health", "--queue", "housekeeping"]
+        return subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
+
+    try:
+        wait_for(lambda: check().returncode == 0, "the embedded worker's heartbeat", timeout=120)
+    finally:
+        os.killpg(given.pid, signal.SIGTERM)
+        given.wait(60)
+        log.close()
+    assert check().returncode == 1  # its warm shutdown removed it

@@ -161,3 +161,18 @@ def _answers(url: str) -> bool:
             return response.status == 200
     except OSError:
         return False
+
+
+def test_a_match_the_sweeper_fails_is_counted_as_failed(scrape, broker, version_factory) -> None:  # type: ignore[no-untyped-def]
+    from django.utils import timezone
+
+    from tournaments.models import Match
+
+    match = match_schedule(versions=[version_factory(), version_factory()], games=2, seed=4)
+    # its worker died on its last attempt: running, past its deadline, no attempt left
+    Match.objects.filter(pk=match.pk).update(
+        status="running", attempts=3, max_attempts=3, deadline=timezone.now(), started_at=timezone.now()
+    )
+    before = scrape().get(("lineit_matches_ended_total", (("status", "failed"),)), 0.0)
+    assert app.tasks["tournaments.tasks.matches_sweep"].apply().get()["failed"] == 1
+    assert scrape()[("lineit_matches_ended_total", (("status", "failed"),))] == before + 1
