@@ -18,12 +18,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import numpy as np
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
+from numpy.typing import NDArray
 
 from lineit.stats.elo import EloTable
+from lineit.stats.elo_batch import MAX_PLAYERS, EloArrays, Folded, fold_games
 
 from ..models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingLedger
 
@@ -168,42 +171,301 @@ def _save_table(table: EloTable[RatingKey], existing: dict[RatingKey, Rating], k
 @dataclass
 class Recompute:
     table: EloTable[RatingKey]
-    events: list[RatingEvent]
+    events: int  # how many rating events the recompute made
     mismatches: list[str]
+
+
+# Matches read and folded at a time: a bounded memory for any length of history.
+RECOMPUTE_CHUNK = 50_000
 
 
 def ratings_recompute(*, write: bool = False) -> Recompute:
     """Recompute every rating from stored results in canonical order and compare it with the live
-    table and event log. With ``write``, replace both with the recomputed ones."""
+    table and event log. With ``write``, replace both with the recomputed ones.
+
+    A chunk of matches at a time, folded in numpy (lineit.stats.elo_batch: the same floats as the
+    writer's EloTable); each match's recomputed events are compared with its stored ones by
+    fingerprint: how many, the bits of every ``after``, and which game and version each is for.
+    Ten million games in about a minute (benchmarks/scale.py)."""
     with transaction.atomic():
         _lock_ledger()
+        recompute = _Recompute()
+        made = 0
+        mismatches: list[str] = []
+        for chunk, folded in recompute.chunks():
+            made += len(folded.after)
+            stored = _fingerprints(chunk.places, *_stored_events(chunk))
+            differing = np.flatnonzero(np.any(stored != folded.fingerprints, axis=0))
+            mismatches += [f"rating events of match {chunk.ids[place]} differ" for place in differing.tolist()]
+        stored_count = RatingEvent.objects.count()
+        if stored_count != made:
+            mismatches.append(f"{stored_count} rating events stored, {made} recomputed")
+        table = recompute.table()
+        mismatches += _compare_table(table)
+        if write and mismatches:
+            _rewrite()
+            RatingLedger.objects.filter(name="elo").update(recomputed_at=timezone.now())
+    return Recompute(table, made, mismatches)
+
+
+@dataclass
+class _Chunk:
+    """Some applied matches in canonical order: their ids, rulesets and rules versions."""
+
+    ids: list[int]
+    rulesets: list[tuple[str, str]]
+
+    @property
+    def places(self) -> int:
+        return len(self.ids)
+
+
+@dataclass
+class _FoldedEvents:
+    """The events of a chunk, one per game and seat, in canonical order."""
+
+    place: NDArray[np.int64]  # the match's place in the chunk
+    game_index: NDArray[np.int64]
+    version_id: NDArray[np.int64]
+    ruleset: NDArray[np.int64]  # index in _Recompute.rulesets
+    folded: Folded
+    after: NDArray[np.float64]
+    fingerprints: NDArray[np.int64]
+
+
+class _Recompute:
+    """The applied matches, folded a chunk at a time into one EloArrays. A player is a version
+    in a ruleset and rules version: index version_id * len(rulesets) + the pair's place."""
+
+    def __init__(self) -> None:
         applied = list(
             Match.objects.filter(ranked=True, rated_at__isnull=False, status=Match.Status.FINISHED)
             .order_by("rating_order", "id")
-            .values_list("id", flat=True)
+            .values_list("id", "ruleset", "rules_version")
         )
+        self.applied = [(match_id, (ruleset, rules_version)) for match_id, ruleset, rules_version in applied]
+        self.rulesets = sorted({pair for _, pair in self.applied})
+        self.state = EloArrays.empty()
+
+    def chunks(self) -> Iterator[tuple[_Chunk, _FoldedEvents]]:
+        for start in range(0, len(self.applied), RECOMPUTE_CHUNK):
+            part = self.applied[start : start + RECOMPUTE_CHUNK]
+            chunk = _Chunk([match_id for match_id, _ in part], [pair for _, pair in part])
+            yield chunk, self._fold(chunk)
+
+    def _fold(self, chunk: _Chunk) -> _FoldedEvents:
+        code = {pair: place for place, pair in enumerate(self.rulesets)}
+        match_ruleset = np.array([code[pair] for pair in chunk.rulesets], dtype=np.int64)
+        place_of = _Places(chunk.ids)
+        entrants = _entrants(chunk.ids)  # match, index, version
+        by_entrant = np.full((chunk.places, MAX_PLAYERS), -1, dtype=np.int64)
+        by_entrant[place_of(entrants[:, 0]), entrants[:, 1]] = entrants[:, 2]
+        games = _games(chunk.ids)
+        place = place_of(games.match_id)
+        order = np.lexsort((games.index, place))  # canonical: the chunk's order, then the index
+        place, index, seats, ranks, sizes = (
+            place[order], games.index[order], games.seats[order], games.ranks[order], games.sizes[order]
+        )  # fmt: skip
+        used = np.arange(MAX_PLAYERS)[None, :] < sizes[:, None]
+        versions = np.where(used, by_entrant[place[:, None], np.where(used, seats, 0)], -1)
+        if np.any(used & (versions < 0)):
+            raise ValueError("a game seats an entrant its match does not have")
+        rulesets = len(self.rulesets)
+        players = np.where(used, versions * rulesets + match_ruleset[place][:, None], -1)
+        folded = fold_games(self.state, game_match=place, players=players, ranks=ranks, sizes=sizes)
+        game, seat = np.nonzero(used)
+        after = folded.after[game, seat]
+        event_place, event_index, event_version = place[game], index[game], versions[game, seat]
+        return _FoldedEvents(
+            place=event_place,
+            game_index=event_index,
+            version_id=event_version,
+            ruleset=match_ruleset[event_place],
+            folded=folded,
+            after=after,
+            fingerprints=_fingerprints(chunk.places, event_place, event_index, event_version, after),
+        )
+
+    def table(self) -> EloTable[RatingKey]:
         table: EloTable[RatingKey] = EloTable()
-        events = fold(table, rated_games(applied))
-        mismatches = _compare(table, events)
-        if write and mismatches:
-            RatingEvent.objects.all().delete()
-            Rating.objects.all().delete()
-            RatingEvent.objects.bulk_create(events, batch_size=5000)
-            _save_table(table, {}, set(table.ratings))
-            RatingLedger.objects.filter(name="elo").update(recomputed_at=timezone.now())
-    return Recompute(table, events, mismatches)
+        rulesets = len(self.rulesets)
+        for player in np.flatnonzero(self.state.games).tolist():
+            ruleset, rules_version = self.rulesets[player % rulesets]
+            key = (player // rulesets, ruleset, rules_version)
+            table.seed(key, float(self.state.ratings[player]), int(self.state.games[player]))
+        return table
 
 
-def _compare(table: EloTable[RatingKey], events: list[RatingEvent]) -> list[str]:
+class _Places:
+    """A match id's place in a chunk, for arrays of ids."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.sorter = np.argsort(self.ids)
+
+    def __call__(self, match_ids: NDArray[np.int64]) -> NDArray[np.int64]:
+        found = self.sorter[np.searchsorted(self.ids, match_ids, sorter=self.sorter)]
+        return np.asarray(found, dtype=np.int64)
+
+
+def _fingerprints(
+    places: int,
+    place: NDArray[np.int64],
+    game_index: NDArray[np.int64],
+    version_id: NDArray[np.int64],
+    after: NDArray[np.float64],
+) -> NDArray[np.int64]:
+    """Per match: how many events, the sum of their ``after`` values' IEEE bits (as 64-bit
+    integers, wrapping: any changed bit shows, whatever the order), and of game_index * 2^32 +
+    version_id (which events). Shape: 3 x places."""
+    out = np.zeros((3, places), dtype=np.int64)
+    np.add.at(out[0], place, 1)
+    np.add.at(out[1], place, np.ascontiguousarray(after, dtype=np.float64).view(np.int64))
+    np.add.at(out[2], place, (game_index << 32) + version_id)
+    return out
+
+
+def _rewrite() -> None:
+    """Replace the event log and the live table with the recomputed ones (a second fold)."""
+    RatingEvent.objects.all().delete()
+    Rating.objects.all().delete()
+    recompute = _Recompute()
+    for chunk, events in recompute.chunks():
+        folded, rows = events.folded, []
+        for place, game_index, version_id, ruleset, before, after, delta, k in zip(
+            events.place.tolist(),
+            events.game_index.tolist(),
+            events.version_id.tolist(),
+            events.ruleset.tolist(),
+            *(_by_event(values, events) for values in (folded.before, folded.after, folded.delta, folded.k)),
+            strict=True,
+        ):
+            match_id = chunk.ids[place]
+            rows.append(
+                RatingEvent(
+                    key=f"{match_id}:{game_index}:{version_id}",
+                    match_id=match_id,
+                    game_index=game_index,
+                    version_id=version_id,
+                    ruleset=recompute.rulesets[ruleset][0],
+                    rules_version=recompute.rulesets[ruleset][1],
+                    before=before,
+                    after=after,
+                    delta=delta,
+                    k=k,
+                )
+            )
+        RatingEvent.objects.bulk_create(rows, batch_size=5000)
+    table = recompute.table()
+    _save_table(table, {}, set(table.ratings))
+
+
+def _by_event(values: NDArray[np.float64], events: _FoldedEvents) -> list[float]:
+    """Per game and seat values, one per event, in the events' order."""
+    game, seat = np.nonzero(~np.isnan(events.folded.after))
+    picked: list[float] = values[game, seat].tolist()
+    return picked
+
+
+def _compare_table(table: EloTable[RatingKey]) -> list[str]:
     mismatches = []
     live = {(r.version_id, r.ruleset, r.rules_version): (r.rating, r.games) for r in Rating.objects.all()}
     for key in set(live) | set(table.ratings):
         expected = (table.ratings.get(key), table.games.get(key))
         if live.get(key) != expected:
             mismatches.append(f"rating {key}: live {live.get(key)}, recomputed {expected}")
-    stored = dict(RatingEvent.objects.values_list("key", "after"))
-    recomputed = {event.key: event.after for event in events}
-    if stored != recomputed:
-        differing = sorted(set(stored.items()) ^ set(recomputed.items()))[:5]
-        mismatches.append(f"rating events differ ({len(stored)} stored, {len(recomputed)} recomputed): {differing}")
     return mismatches
+
+
+# --- Reading the stored results, a chunk of matches at a time ----------------------------------
+# On PostgreSQL each query returns one value: its rows' numbers packed as big-endian binary
+# (int8send, float8send: exact) by string_agg, read by numpy with no Python per row; seats and
+# ranks (single digits: at most five seats) as one text of digits. Elsewhere through the ORM.
+
+
+def _fast_reads() -> bool:
+    return connection.vendor == "postgresql"
+
+
+@dataclass
+class _Games:
+    match_id: NDArray[np.int64]
+    index: NDArray[np.int64]
+    seats: NDArray[np.int64]  # games x MAX_PLAYERS, -1 beyond the table
+    ranks: NDArray[np.int64]
+    sizes: NDArray[np.int64]
+
+
+def _packed(sql: str, ids: list[int]) -> list[bytes]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [ids])
+        return [bytes(value or b"") for value in cursor.fetchone()]
+
+
+def _entrants(ids: list[int]) -> NDArray[np.int64]:
+    """(match, index, version) of each entrant of these matches."""
+    if _fast_reads():
+        (data,) = _packed(
+            "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint) || int8send(version_id::bigint),"
+            " ''::bytea) FROM tournaments_matchentrant WHERE match_id = ANY(%s)",
+            ids,
+        )
+        return np.frombuffer(data, dtype=">i8").astype(np.int64).reshape(-1, 3)
+    rows = MatchEntrant.objects.filter(match_id__in=ids).values_list("match_id", "index", "version_id")
+    return np.array(list(rows), dtype=np.int64).reshape(-1, 3)
+
+
+def _games(ids: list[int]) -> _Games:
+    if _fast_reads():
+        # From the index that holds seats and ranks (migration 0013): the rows hold replays too.
+        keys, digits = _packed(
+            "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint)"
+            " || int8send(jsonb_array_length(seats)::bigint), ''::bytea),"
+            " string_agg(convert_to(translate(seats::text || ranks::text, '[], ', ''), 'SQL_ASCII'), ''::bytea)"
+            " FROM tournaments_game WHERE match_id = ANY(%s)",
+            ids,
+        )
+        fixed = np.frombuffer(keys, dtype=">i8").astype(np.int64).reshape(-1, 3)
+        match_id, index, sizes = fixed[:, 0], fixed[:, 1], fixed[:, 2]
+        flat = np.frombuffer(digits, dtype=np.uint8).astype(np.int64) - ord("0")
+    else:
+        rows = list(Game.objects.filter(match_id__in=ids).values_list("match_id", "index", "seats", "ranks"))
+        match_id = np.array([row[0] for row in rows], dtype=np.int64)
+        index = np.array([row[1] for row in rows], dtype=np.int64)
+        sizes = np.array([len(row[2]) for row in rows], dtype=np.int64)
+        flat = np.array([v for row in rows for v in (*row[2], *row[3])], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(2 * sizes)[:-1]]).astype(np.int64)
+    seats = np.full((len(sizes), MAX_PLAYERS), -1, dtype=np.int64)
+    ranks = np.zeros((len(sizes), MAX_PLAYERS), dtype=np.int64)
+    for size in np.unique(sizes).tolist():
+        if not 2 <= size <= MAX_PLAYERS:
+            raise ValueError(f"a stored game of {size} seats")
+        chosen = np.flatnonzero(sizes == size)
+        first = starts[chosen][:, None] + np.arange(size)[None, :]
+        seats[chosen, :size], ranks[chosen, :size] = flat[first], flat[first + size]
+    return _Games(match_id, index, seats, ranks, sizes)
+
+
+def _stored_events(
+    chunk: _Chunk,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """(place, game index, version, after) of the stored events of these matches."""
+    if _fast_reads():
+        (data,) = _packed(
+            "SELECT string_agg(int8send(match_id::bigint) || int8send(game_index::bigint)"
+            " || int8send(version_id::bigint) || float8send(after), ''::bytea)"
+            " FROM tournaments_ratingevent WHERE match_id = ANY(%s)",
+            chunk.ids,
+        )
+        rows = np.frombuffer(data, dtype=[("m", ">i8"), ("g", ">i8"), ("v", ">i8"), ("a", ">f8")])
+        match_id, game_index, version_id = (rows[name].astype(np.int64) for name in ("m", "g", "v"))
+        after = rows["a"].astype(np.float64)
+    else:
+        found = list(
+            RatingEvent.objects.filter(match_id__in=chunk.ids).values_list(
+                "match_id", "game_index", "version_id", "after"
+            )
+        )
+        match_id, game_index, version_id = (np.array([row[c] for row in found], dtype=np.int64) for c in range(3))
+        after = np.array([row[3] for row in found], dtype=np.float64)
+    return _Places(chunk.ids)(match_id), game_index, version_id, after

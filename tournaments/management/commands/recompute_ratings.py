@@ -19,7 +19,7 @@ class Command(BaseCommand):
         outcome = ratings_recompute(write=options["write"])
         elapsed = time.perf_counter() - started
         self.stdout.write(
-            f"{len(outcome.table.ratings)} ratings from {len(outcome.events)} rating events in {elapsed:.2f} s"
+            f"{len(outcome.table.ratings)} ratings from {outcome.events} rating events in {elapsed:.2f} s"
         )
         if not outcome.mismatches:
             self.stdout.write(self.style.SUCCESS("the live table matches the recomputed one exactly"))
