@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,52 @@ def test_the_apparmor_profile_allows_what_the_tier_needs_and_compiles_where_it_c
         [parser, "--skip-kernel-load", "--skip-cache", str(profile)], capture_output=True, text=True
     )
     assert compiled.returncode == 0, compiled.stderr
+
+
+# The same loading, then the command itself exec'd under the profile (a filter outlives execve).
+EXEC_UNDER_PROFILE = (
+    UNDER_PROFILE.split("libc = ctypes.CDLL")[0] + "syscall_filter.load()\nos.execv(sys.argv[2], sys.argv[2:])\n"
+)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_a_real_worker_under_the_profile_plays_a_match_through_postgresql_and_redis(
+    tmp_path: Path, version_factory
+) -> None:  # type: ignore[no-untyped-def]
+    import redis
+    from celery_processes import wait_for
+    from django.conf import settings
+    from django.db import connection
+
+    from lineit_platform.models import WorkerHeartbeat
+    from tournaments.models import Match
+    from tournaments.services.matches import match_schedule
+
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
+    database = connection.settings_dict
+    environment = os.environ | {
+        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}",
+        "SANDBOX_TIER": "bubblewrap",
+        "WORKER_HEARTBEAT_SECONDS": "1",
+    }
+    celery = str(Path(sys.executable).with_name("celery"))
+    arguments = [celery, "-A", "lineit_platform.celery", "worker", "-l", "info", "-c", "1", "-Q", "interactive,bulk"]
+    log = (tmp_path / "worker.log").open("wb")
+    given = subprocess.Popen(
+        [sys.executable, "-c", EXEC_UNDER_PROFILE, str(SECCOMP), *arguments, "-n", "profiled@%h"],
+        cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        match = match_schedule(versions=[version_factory(), version_factory()], games=2, seed=8)
+        wait_for(lambda: Match.objects.get(pk=match.pk).status not in Match.PENDING, "the match", timeout=180)
+        assert WorkerHeartbeat.objects.filter(name__startswith="profiled@").exists()  # its heartbeat got through
+        status = Path(f"/proc/{given.pid}/status").read_text()
+        assert "\nSeccomp:\t2\n" in status  # the worker itself runs under a filter: the profile
+    finally:
+        os.killpg(given.pid, signal.SIGTERM)
+        given.wait(60)
+        log.close()
+    match.refresh_from_db()
+    assert (match.status, match.games_played, match.sandbox_tier) == ("finished", 2, "bubblewrap"), match.error
+    assert "Operation not permitted" not in (tmp_path / "worker.log").read_text()
