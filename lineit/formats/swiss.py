@@ -1,8 +1,10 @@
 """Swiss pairings: entrants of equal points meet, nobody meets twice, nobody gets two byes, and
 everyone's seat counts stay within one of each other wherever the pairings allow.
 
-Two seats: a minimum-cost perfect matching (networkx, blossom algorithm) over the entrants and,
-with an odd field, a bye node. Costs are compared entry by entry (each entry outweighs any sum of
+Two seats: a minimum-cost perfect matching (rustworkx's blossom algorithm, lineit/formats/
+matching.py) over the entrants and, with an odd field, a bye node. Fields of more than 128
+entrants are matched on a sparse graph proved to lose nothing down to entry 4 below (the points
+gaps); entries 5 and 6 are then least on that graph, not always on the complete one. Costs are compared entry by entry (each entry outweighs any sum of
 the later ones), from the most to the least important:
 
 1. a second bye: only when everyone has had one;
@@ -39,10 +41,15 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
+from .matching import min_cost_perfect_matching
 from .model import EntrantId
 from .seating import SeatBook
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 Cost = tuple[int, ...]  # compared in order: the first differing entry decides
 EXACT_SPLITS = 1000  # fields with at most this many splits into tables are searched exhaustively
@@ -62,73 +69,77 @@ def pair_two_seats(
     ``met``: how often each pair has met. ``seat_lean``: first-seat starts minus second-seat
     starts. ``last_seat``: the seat of each entrant's latest game (0 or 1).
     """
+    import numpy as np
+
     last_seat = last_seat or {}
-    rank = {entrant: index for index, entrant in enumerate(order)}
-    group_position, group_size = _score_groups(order, points)
-    costs: dict[tuple[object, object], Cost] = {}
-    for first, second in itertools.combinations(order, 2):
-        lean_first, lean_second = seat_lean.get(first, 0), seat_lean.get(second, 0)
-        # Both due the same seat because of their counts: one of them drifts to |lean| + 1.
-        clash = min(abs(lean_first), abs(lean_second)) if lean_first * lean_second > 0 else 0
-        # Both even and due the same seat by alternation: one of them sits there twice running.
-        alike = lean_first == lean_second == 0 and first in last_seat and last_seat.get(second) == last_seat[first]
-        group = 0
-        if points[first] == points[second]:
-            group = (abs(group_position[first] - group_position[second]) - group_size[first] // 2) ** 2
-        costs[(first, second)] = (
-            0,
-            met.get(frozenset((first, second)), 0),
-            clash,
-            (points[first] - points[second]) ** 2,
-            int(alike),
-            group,
-        )
-    bye_node = ("bye",)
-    if len(order) % 2:
-        for entrant in order:
-            costs[(entrant, bye_node)] = (
-                byes.get(entrant, 0),
-                0,
-                0,
-                (points[entrant] + 1) ** 2,
-                0,
-                len(order) - rank[entrant],
-            )
-    matching = _min_cost_perfect_matching(order, costs)
+    edge_levels, line = two_seat_costs(order, points, met, byes, seat_lean, last_seat)
+    leans = np.array([seat_lean.get(entrant, 0) for entrant in order] + [0] * (len(order) % 2), dtype=np.int64)
     pairs: list[tuple[EntrantId, EntrantId]] = []
     bye: EntrantId | None = None
-    for one, other in matching:
-        if bye_node in (one, other):
-            bye = cast(EntrantId, other if one == bye_node else one)
+    for one, other in min_cost_perfect_matching(edge_levels, len(line), line, POINTS_LEVEL, leans):
+        if other == len(order):  # the bye node comes last
+            bye = order[one]
         else:
-            a, b = cast(EntrantId, one), cast(EntrantId, other)
-            pairs.append((a, b) if rank[a] < rank[b] else (b, a))
-    pairs.sort(key=lambda pair: rank[pair[0]])
-    return pairs, bye
+            pairs.append((order[one], order[other]))  # one < other: the better placed first
+    return sorted(pairs, key=_rank_key(order)), bye
 
 
-def _min_cost_perfect_matching(
-    nodes: Sequence[object], costs: Mapping[tuple[object, object], Cost]
-) -> set[tuple[object, object]]:
-    """A perfect matching of least cost, costs compared entry by entry (lexicographically).
+POINTS_LEVEL = 3  # the entry of the cost that is the squared points gap
 
-    Each entry is weighted by more than the most that all later entries of a whole matching can
-    add up to, so the integer sum orders matchings exactly as the tuples do."""
-    pairs_in_matching = len(nodes) // 2 + 1
-    width = len(next(iter(costs.values())))
-    scale = [1] * width
-    for index in range(width - 2, -1, -1):
-        largest = max(cost[index + 1] for cost in costs.values())
-        scale[index] = scale[index + 1] * (largest * pairs_in_matching + 1)
-    total = {edge: sum(entry * weight for entry, weight in zip(cost, scale)) for edge, cost in costs.items()}
-    top = max(total.values()) + 1
-    import networkx as nx  # here, not at the top: importing it is a third of a second of every lineit start
 
-    graph = nx.Graph()
-    graph.add_nodes_from(nodes)
-    for (first, second), value in total.items():
-        graph.add_edge(first, second, weight=top - value)
-    return cast(set[tuple[object, object]], nx.max_weight_matching(graph, maxcardinality=True, weight="weight"))
+def two_seat_costs(
+    order: Sequence[EntrantId],
+    points: Mapping[EntrantId, int],
+    met: Mapping[frozenset[EntrantId], int],
+    byes: Mapping[EntrantId, int],
+    seat_lean: Mapping[EntrantId, int],
+    last_seat: Mapping[EntrantId, int],
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The cost of every pairing (see the module's notes), entry by entry: ``edge_levels[k, e]``
+    for the e-th pair of places (i, j), i < j, in ``numpy.triu_indices`` order, place
+    ``len(order)`` being the bye node (odd fields); and each node's points on the line (the bye
+    node's "minus half a point")."""
+    import numpy as np
+
+    count = len(order)
+    nodes = count + count % 2
+    rank = {entrant: index for index, entrant in enumerate(order)}
+    group_position, group_size = _score_groups(order, points)
+    line = np.array([points[entrant] for entrant in order] + [-1] * (count % 2), dtype=np.int64)
+    lean = np.array([seat_lean.get(entrant, 0) for entrant in order] + [0] * (count % 2), dtype=np.int64)
+    last = np.array([last_seat.get(entrant, -1) for entrant in order] + [-1] * (count % 2), dtype=np.int64)
+    position = np.array([group_position[entrant] for entrant in order] + [0] * (count % 2), dtype=np.int64)
+    half = np.array([group_size[entrant] // 2 for entrant in order] + [0] * (count % 2), dtype=np.int64)
+    first, second = np.triu_indices(nodes, k=1)
+    levels = np.zeros((6, len(first)), dtype=np.int64)
+    met_counts = np.zeros((nodes, nodes), dtype=np.int64)
+    for pair, times in met.items():
+        one, other = (rank.get(entrant) for entrant in pair)
+        if one is not None and other is not None:
+            met_counts[one, other] = met_counts[other, one] = times
+    levels[1] = met_counts[first, second]
+    # Both due the same seat because of their counts: one of them drifts to |lean| + 1.
+    lean_first, lean_second = lean[first], lean[second]
+    levels[2] = np.where(lean_first * lean_second > 0, np.minimum(np.abs(lean_first), np.abs(lean_second)), 0)
+    levels[3] = (line[first] - line[second]) ** 2
+    # Both even and due the same seat by alternation: one of them sits there twice running.
+    last_first = last[first]
+    levels[4] = (lean_first == 0) & (lean_second == 0) & (last_first >= 0) & (last_first == last[second])
+    # Within a score group, top half against bottom half: (distance - half the group) squared.
+    distance = np.abs(position[first] - position[second])
+    levels[5] = np.where(line[first] == line[second], (distance - half[first]) ** 2, 0)
+    if count % 2:
+        to_bye = second == count  # the bye node's edges (never a rematch, a clash or alike)
+        levels[:, to_bye] = 0
+        levels[0, to_bye] = [byes.get(entrant, 0) for entrant in order]
+        levels[3, to_bye] = (line[:count] + 1) ** 2
+        levels[5, to_bye] = count - np.arange(count)  # the lowest-placed first
+    return levels, line
+
+
+def _rank_key(order: Sequence[EntrantId]) -> Callable[[tuple[EntrantId, EntrantId]], int]:
+    rank = {entrant: index for index, entrant in enumerate(order)}
+    return lambda pair: rank[pair[0]]
 
 
 def _score_groups(
@@ -247,33 +258,79 @@ def seat_first_tables(
     one entrant per table (a maximum flow; None if no such choice exists), then put the entrants
     of seat ``first_seat`` one per table in standings order, and join the next seats' entrants
     (cyclically) to the tables by a least-cost assignment (rematches, then the points spread)."""
-    count = len(order) // table_size
-    import networkx as nx
+    import numpy as np
 
-    flows = nx.DiGraph()
+    count = len(order) // table_size
+    allowed = {}
     for entrant in order:
         counts = [seats.count(entrant, seat) for seat in range(table_size)]
-        flows.add_edge("in", ("entrant", entrant), capacity=1)
-        for seat in range(table_size):
-            if counts[seat] == min(counts):
-                flows.add_edge(("entrant", entrant), ("seat", seat), capacity=1)
-    for seat in range(table_size):
-        flows.add_edge(("seat", seat), "out", capacity=count)
-    value, flow = nx.maximum_flow(flows, "in", "out")
-    if value < len(order):
+        allowed[entrant] = [seat for seat in range(table_size) if counts[seat] == min(counts)]
+    chosen = _seats_by_flow(order, allowed, table_size, count)
+    if chosen is None:
         return None
-    by_seat = [[e for e in order if flow[("entrant", e)].get(("seat", seat), 0)] for seat in range(table_size)]
+    by_seat = [[e for e in order if chosen[e] == seat] for seat in range(table_size)]
     by_seat = by_seat[first_seat:] + by_seat[:first_seat]
     tables = [[entrant] for entrant in by_seat[0]]
     for joining in by_seat[1:]:
-        costs: dict[tuple[object, object], Cost] = {}
-        for index, table in enumerate(tables):
-            for entrant in joining:
-                rematches = sum(met.get(frozenset((entrant, other)), 0) for other in table)
-                spread = sum((points[entrant] - points[other]) ** 2 for other in table)
-                costs[(("table", index), entrant)] = (rematches, spread)
-        nodes: list[object] = [("table", index) for index in range(count)]
-        for end_a, end_b in _min_cost_perfect_matching(nodes + list(joining), costs):
-            table_node, joiner = (end_a, end_b) if isinstance(end_a, tuple) else (end_b, end_a)
-            tables[cast(tuple[str, int], table_node)[1]].append(cast(EntrantId, joiner))
+        # Nodes 0 .. count-1 are the tables, count .. 2 count-1 the joiners; a table meets a
+        # joiner, never another table (entry 0 forbids it).
+        first, second = np.triu_indices(2 * count, k=1)
+        levels = np.zeros((3, len(first)), dtype=np.int64)
+        levels[0] = (first < count) == (second < count)
+        cross = np.flatnonzero(levels[0] == 0)
+        for edge in cross.tolist():
+            table, entrant = tables[first[edge]], joining[second[edge] - count]
+            levels[1, edge] = sum(met.get(frozenset((entrant, other)), 0) for other in table)
+            levels[2, edge] = sum((points[entrant] - points[other]) ** 2 for other in table)
+        for table_node, joiner_node in min_cost_perfect_matching(levels, 2 * count):
+            tables[table_node].append(joining[joiner_node - count])
     return tables
+
+
+def _seats_by_flow(
+    order: Sequence[EntrantId], allowed: Mapping[EntrantId, list[int]], table_size: int, per_seat: int
+) -> dict[EntrantId, int] | None:
+    """Each entrant one of its ``allowed`` seats, ``per_seat`` entrants in each seat (a maximum
+    flow by augmenting paths over the seats: an entrant moves to another of its seats to make
+    room), or None if there is no such choice."""
+    rank = {entrant: index for index, entrant in enumerate(order)}
+    chosen: dict[EntrantId, int] = {}
+    held = [0] * table_size
+    # movable[a][b]: entrants sitting in seat a who may sit in seat b.
+    movable: list[list[set[EntrantId]]] = [[set() for _ in range(table_size)] for _ in range(table_size)]
+
+    def sit(entrant: EntrantId, seat: int) -> None:
+        old = chosen.get(entrant)
+        if old is not None:
+            held[old] -= 1
+            for other in allowed[entrant]:
+                movable[old][other].discard(entrant)
+        chosen[entrant] = seat
+        held[seat] += 1
+        for other in allowed[entrant]:
+            if other != seat:
+                movable[seat][other].add(entrant)
+
+    for entrant in order:
+        # Breadth first over seats, from the entrant's own, to a seat with room left.
+        came_from: dict[int, int | None] = {seat: None for seat in allowed[entrant]}
+        queue = list(allowed[entrant])
+        free = next((seat for seat in queue if held[seat] < per_seat), None)
+        while free is None and queue:
+            seat = queue.pop(0)
+            for target in range(table_size):
+                if target not in came_from and movable[seat][target]:
+                    came_from[target] = seat
+                    if held[target] < per_seat:
+                        free = target
+                        break
+                    queue.append(target)
+        if free is None:
+            return None
+        seat = free
+        while came_from[seat] is not None:
+            previous = cast(int, came_from[seat])
+            sit(min(movable[previous][seat], key=rank.__getitem__), seat)
+            seat = previous
+        sit(entrant, seat)
+    return chosen

@@ -1,5 +1,5 @@
 """`lineit --help` and `lineit --version` start without loading the commands' modules (the
-engine's game code, the formats and networkx, the sandbox), and the one-line summaries --help
+engine's game code, the formats and their rustworkx and numpy, the sandbox), and the one-line summaries --help
 gives match the commands' own parsers."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from lineit.cli import main as cli_main
 
-HEAVY = ("networkx", "lineit.formats", "lineit.sandbox", "lineit.botkit.referee", "lineit.cli.match")
+HEAVY = ("rustworkx", "numpy", "lineit.formats", "lineit.sandbox", "lineit.botkit.referee", "lineit.cli.match")
 ENGINE = ("lineit.engine",)  # --version reads the rules version and the engine's build from it
 
 PROBE = """
@@ -42,7 +42,7 @@ def test_a_command_loads_only_its_own_module():
     result = probe("rules")
     assert result["status"] == 0
     assert "lineit.cli.rules" in result["modules"]
-    assert not any(name in result["modules"] for name in ("lineit.cli.match", "lineit.cli.tournament", "networkx"))
+    assert not any(name in result["modules"] for name in ("lineit.cli.match", "lineit.cli.tournament", "rustworkx"))
 
 
 def test_version_names_the_kit_the_rules_and_the_engine():

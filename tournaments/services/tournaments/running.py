@@ -29,19 +29,42 @@ from .recurring import recurring_tournament_run
 # --- Starting ---------------------------------------------------------------------------------
 
 
-@transaction.atomic
 def tournament_start(*, tournament_id: int, now: datetime | None = None, force: bool = False) -> Tournament:
     """Freeze the entries, seed them by rating and create the first round's matches. Does nothing
-    before ``starts_at`` (unless ``force``: "start now") or once started."""
+    before ``starts_at`` (unless ``force``: "start now") or once started.
+
+    As in ``tournament_advance``, the first round is paired with the row unlocked: the entries
+    are frozen under the lock, paired without it, and the round is written under the lock only if
+    freezing them again there gives the same entrants (else they are paired again)."""
     now = now or timezone.now()
-    tournament = Tournament.objects.locked(tournament_id)
-    if tournament.status not in Tournament.NOT_STARTED or (not force and tournament.starts_at > now):
-        return tournament
-    entrants = _freeze_entries(tournament)
-    try:
-        state = formats.first_round(tournament.format, entrants, tournament_options(tournament), tournament.seed)
-    except formats.FormatError as error:
-        return _cancel(tournament, note=f"could not start with {len(entrants)} entrants: {error}", now=now)
+    while True:
+        with transaction.atomic():
+            tournament = Tournament.objects.locked(tournament_id)
+            if tournament.status not in Tournament.NOT_STARTED or (not force and tournament.starts_at > now):
+                return tournament
+            entrants = _freeze_entries(tournament)
+        try:  # no lock held here
+            state: formats.TournamentState | formats.FormatError = _pair_ahead(
+                formats.first_round(tournament.format, entrants, tournament_options(tournament), tournament.seed)
+            )
+        except formats.FormatError as error:
+            state = error
+        with transaction.atomic():
+            tournament = Tournament.objects.locked(tournament_id)
+            if tournament.status not in Tournament.NOT_STARTED:
+                return tournament
+            if _freeze_entries(tournament) == entrants:
+                return _start(tournament, entrants, state, now)
+
+
+def _start(
+    tournament: Tournament,
+    entrants: list[formats.Entrant],
+    state: formats.TournamentState | formats.FormatError,
+    now: datetime,
+) -> Tournament:
+    if isinstance(state, formats.FormatError):
+        return _cancel(tournament, note=f"could not start with {len(entrants)} entrants: {state}", now=now)
     seeds = state.seeds
     for entry in tournament.entries.filter(frozen=True):
         entry.seed = seeds[entry.version_id]
@@ -103,10 +126,16 @@ def _freeze_entries(tournament: Tournament) -> list[formats.Entrant]:
 # --- Rounds -----------------------------------------------------------------------------------
 
 
-def _play(tournament: Tournament, state: formats.TournamentState, now: datetime) -> formats.TournamentState:
-    """Pass over rounds of byes only, then create the pending round's matches (those missing)."""
+def _pair_ahead(state: formats.TournamentState) -> formats.TournamentState:
+    """Pass over rounds of byes only (pairing each next round): no lock needs to be held."""
     while state.pending is not None and all(pairing.bye for pairing in state.pending.pairings):
         state = formats.next_round(state, [])
+    return state
+
+
+def _play(tournament: Tournament, state: formats.TournamentState, now: datetime) -> formats.TournamentState:
+    """Create the pending round's matches (those missing), or finish when no round is pending.
+    The state's rounds of byes only have been passed over already (``_pair_ahead``)."""
     if state.pending is None:
         tournament.status = Tournament.Status.FINISHED
         tournament.finished_at = now
@@ -145,20 +174,43 @@ def _save_state(tournament: Tournament, state: formats.TournamentState, now: dat
     tournament.save(update_fields=["state", "round_number", "status", "started_at", "finished_at"])
 
 
-@transaction.atomic
 def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> Tournament:
     """When every match of the pending round has ended, record the round and pair the next one
-    (or finish). Otherwise, and when called again, nothing changes."""
+    (or finish). Otherwise, and when called again, nothing changes.
+
+    The pairing (a second or so for a Swiss of 1,024 entrants) runs with the tournament's row
+    unlocked: the round is read under the lock, paired without it, and written under the lock
+    only if the tournament is still at the round it was paired from; otherwise it is read again
+    (another advance got there first, and this one then finds nothing to do)."""
     now = now or timezone.now()
+    while True:
+        with transaction.atomic():
+            tournament, state, outcomes = _round_to_pair(tournament_id, now)
+        if state is None:
+            return tournament
+        paired = _pair_ahead(formats.next_round(state, outcomes))  # no lock held here
+        with transaction.atomic():
+            current = Tournament.objects.locked(tournament_id)
+            if current.status == Tournament.Status.RUNNING and current.state == tournament.state:
+                _save_state(current, _play(current, paired, now), now)
+                return current
+
+
+def _round_to_pair(
+    tournament_id: int, now: datetime
+) -> tuple[Tournament, formats.TournamentState | None, list[formats.MatchOutcome]]:
+    """Under the tournament's lock: the state and the outcomes of a round that is over and must
+    be paired on from, or no state when there is nothing to pair (what little else there is to
+    do, finishing or recreating missing matches, is done here)."""
     tournament = Tournament.objects.locked(tournament_id)
     if tournament.status != Tournament.Status.RUNNING:
-        return tournament
+        return tournament, None, []
     state = formats.TournamentState.from_dict(tournament.state)
     pending = state.pending
     if pending is None:  # cannot happen: finishing and the last round are saved together
         tournament.status, tournament.finished_at = Tournament.Status.FINISHED, now
         _save_state(tournament, state, now)
-        return tournament
+        return tournament, None, []
     matches = {
         match.tournament_table: match
         for match in Match.objects.filter(tournament=tournament, tournament_round=pending.number)
@@ -166,12 +218,10 @@ def tournament_advance(*, tournament_id: int, now: datetime | None = None) -> To
     playing = [pairing for pairing in pending.pairings if not pairing.bye]
     if any(pairing.table not in matches for pairing in playing):
         _save_state(tournament, _play(tournament, state, now), now)  # recreate what is missing
-        return tournament
+        return tournament, None, []
     if any(matches[pairing.table].is_pending for pairing in playing):
-        return tournament
-    outcomes = [_outcome(pairing, matches[pairing.table]) for pairing in playing]
-    _save_state(tournament, _play(tournament, formats.next_round(state, outcomes), now), now)
-    return tournament
+        return tournament, None, []
+    return tournament, state, [_outcome(pairing, matches[pairing.table]) for pairing in playing]
 
 
 def _outcome(pairing: formats.Pairing, match: Match) -> formats.MatchOutcome:

@@ -1,0 +1,239 @@
+"""Least-cost perfect matchings whose costs are compared entry by entry (lexicographically), exact
+and fast enough for a Swiss of 1,024 entrants.
+
+The matching itself is rustworkx's blossom algorithm (``max_weight_matching`` with maximum
+cardinality: Edmonds' primal-dual method, exact on integer weights, computed in Rust). On a
+complete graph of 1,024 nodes that still takes 10 to 20 s, so it runs on a sparse graph that is
+proved to hold every least-cost matching:
+
+1. a first matching on a small graph (each node's cheapest edges) gives an upper bound U;
+2. a lower bound comes from the linear programme's dual for the "points" entry: every perfect
+   matching crosses each odd cut {nodes with at least p points} at least once, and an edge
+   costs at least the squared gap of every cut it crosses, so a dual value of the cut's squared
+   gap per odd cut is feasible (y = 0 on the nodes). The lower bound LB is their sum, and an
+   edge's reduced cost is its cost minus the dual values of the cuts it crosses;
+3. any perfect matching M costs at least LB plus the reduced costs of its edges (all
+   non-negative), so an edge whose reduced cost exceeds U - LB is in no matching as cheap as
+   the first one, and in no least-cost matching. The matching on the edges that are left is
+   therefore a least-cost matching of the whole graph.
+
+Costs are vectors of small non-negative integers; "exceeds" compares them lexicographically,
+which is how their weighted sum compares too (each entry is weighted by more than the most that
+all later entries of a whole matching can add up to).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+FULL_GRAPH_NODES = 128  # up to this many nodes, the complete graph is matched as it is
+FIRST_EDGES_PER_NODE = 8  # the sparse graph: each node's cheapest edges, by three orders
+
+
+def min_cost_perfect_matching(
+    edge_levels: NDArray[np.int64],
+    count: int,
+    points: NDArray[np.int64] | None = None,
+    points_level: int = 0,
+    leans: NDArray[np.int64] | None = None,
+) -> list[tuple[int, int]]:
+    """A perfect matching of nodes 0 .. n-1 (n even) of least cost.
+
+    ``edge_levels[k, e]``: entry k of the cost of the e-th pair (i, j), i < j, in the order of
+    ``numpy.triu_indices(count, 1)``. Entry ``points_level`` must be ``(points[i] - points[j]) ** 2``, the squared gap on
+    a line, which gives the lower bound that prunes the graph (see the module's notes); without
+    ``points`` the lower bound is 0. ``leans``: with the entry before the points positive for
+    two nodes of leans of the same sign, a matching without such a pair crosses each cut at
+    least as often as one side's excess of one sign needs (see ``_clash_free_bound``)."""
+    import numpy as np
+
+    if count == 0:
+        return []
+    if count % 2:
+        raise ValueError(f"a perfect matching needs an even number of nodes, not {count}")
+    first, second = np.triu_indices(count, k=1)
+    if count <= FULL_GRAPH_NODES:
+        matching = _solve(edge_levels, first, second, np.arange(len(first)), count)
+        assert matching is not None  # a complete graph on an even number of nodes
+        return _pairs(matching, first, second)
+    reduced, slack = edge_levels, 0
+    if points is not None:
+        reduced, slack = _reduced_costs(edge_levels, points, points_level, first, second)
+    per_node = FIRST_EDGES_PER_NODE
+    while True:
+        candidates = _candidates(reduced, first, second, count, per_node, points_level)
+        matching = _solve(edge_levels, first, second, candidates, count)
+        if matching is not None:
+            break
+        per_node *= 4  # no perfect matching among them: widen the graph (at worst to every edge)
+    gap = edge_levels[:, matching].sum(axis=1)
+    gap[points_level] -= slack  # U - LB, entry by entry
+    if points is not None and not gap[:points_level].any():
+        # Nothing to gain before the points entry; at the points entry, no matching without
+        # rematches and clashes has a smaller points cost than the bound.
+        bound = slack if leans is None else _clash_free_bound(points, leans)
+        if int(edge_levels[points_level, matching].sum()) <= bound:
+            return _pairs(matching, first, second)
+    # Otherwise only the edges that may be in a least-cost matching, which is then exact.
+    final = _solve(edge_levels, first, second, np.flatnonzero(_at_most(reduced, gap)), count)
+    assert final is not None  # the first matching's edges are all kept
+    return _pairs(final, first, second)
+
+
+def _pairs(matching: NDArray[np.intp], first: NDArray[np.intp], second: NDArray[np.intp]) -> list[tuple[int, int]]:
+    return [(int(first[edge]), int(second[edge])) for edge in matching]
+
+
+def _reduced_costs(
+    edge_levels: NDArray[np.int64],
+    points: NDArray[np.int64],
+    points_level: int,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+) -> tuple[NDArray[np.int64], int]:
+    """Each edge's cost less the dual values of the odd cuts it crosses, and their sum (LB)."""
+    import numpy as np
+
+    values, counts = np.unique(points, return_counts=True)
+    above = len(points) - np.cumsum(counts)  # nodes with more points than values[t]
+    gaps = np.diff(values)
+    dual = np.where(above[:-1] % 2 == 1, gaps * gaps, 0)
+    # crossed[v]: the dual values of the odd cuts below value v, so an edge crosses the difference.
+    crossed = np.concatenate(([0], np.cumsum(dual))).astype(np.int64)
+    position = np.searchsorted(values, points)
+    reduced = edge_levels.copy()
+    reduced[points_level] -= np.abs(crossed[position[first]] - crossed[position[second]])
+    assert (reduced[points_level] >= 0).all()  # (a + b) ** 2 >= a ** 2 + b ** 2 for gaps >= 0
+    return reduced, int(dual.sum())
+
+
+def _clash_free_bound(points: NDArray[np.int64], leans: NDArray[np.int64]) -> int:
+    """The least points cost of a perfect matching that never pairs two leans of one sign: the
+    nodes with at least p points of a lean of one sign beyond those of the other sign and of no
+    lean must meet someone below, across each cut, whose squared gap each such edge pays."""
+    import numpy as np
+
+    values = np.unique(points)
+    bound = 0
+    for low, high in itertools.pairwise(values.tolist()):
+        above = points >= high
+        positive, negative = int((leans[above] > 0).sum()), int((leans[above] < 0).sum())
+        even = int(above.sum()) - positive - negative
+        crossings = max(int(above.sum()) % 2, positive - negative - even, negative - positive - even)
+        bound += crossings * (high - low) ** 2
+    return bound
+
+
+def _at_most(costs: NDArray[np.int64], bound: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Which edges' cost vectors are lexicographically at most ``bound``."""
+    import numpy as np
+
+    less = np.zeros(costs.shape[1], dtype=bool)
+    equal = np.ones(costs.shape[1], dtype=bool)
+    for level, limit in zip(costs, bound):
+        less |= equal & (level < limit)
+        equal &= level == limit
+    return less | equal
+
+
+def _candidates(
+    reduced: NDArray[np.int64],
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    count: int,
+    per_node: int,
+    points_level: int,
+) -> NDArray[np.intp]:
+    """The edges among the ``per_node`` cheapest of either end by the whole cost, by the cost
+    up to the points entry (the nearest in the nodes' order among those), by the cost without
+    the entry after the points, and (four times as many) by the cost before the points entry,
+    which finds the floaters that avoid rematches and seat clashes (ties always to the nearest
+    in the nodes' order)."""
+    import numpy as np
+
+    if per_node >= count - 1:
+        return np.arange(len(first))
+    distance = second - first
+    upper = list(range(points_level + 1))
+    orders = [  # the entries compared, and how many edges of each node (the last: four times)
+        ([*upper, *range(points_level + 1, len(reduced))], per_node),
+        (upper, per_node),
+        ([*upper, *range(points_level + 2, len(reduced))], per_node),
+        (list(range(points_level)), min(4 * per_node, count - 1)),
+    ]
+    chosen = np.zeros((count, count), dtype=bool)
+    by_node = np.empty((count, count), dtype=np.int64)
+    np.fill_diagonal(by_node, np.iinfo(np.int64).max)
+    for levels, edges in orders:
+        key = _sort_key(reduced, levels, distance)
+        by_node[first, second] = key
+        by_node[second, first] = key
+        nearest = np.argpartition(by_node, edges - 1, axis=1)[:, :edges]
+        chosen[np.repeat(np.arange(count), edges), nearest.ravel()] = True
+    chosen |= chosen.T
+    return np.flatnonzero(chosen[first, second])
+
+
+def _sort_key(reduced: NDArray[np.int64], levels: list[int], distance: NDArray[np.intp]) -> NDArray[np.int64]:
+    """One integer per edge that orders edges as their entries ``levels`` then ``distance`` do,
+    each entry capped to a share of 52 bits (a cap only blurs the order of rare costly edges,
+    which the exact check after the matching does not rely on)."""
+    import numpy as np
+
+    key = np.zeros(len(distance), dtype=np.int64)
+    bits = (52 - 11) // max(1, len(levels))
+    for level in levels:
+        key = (key << bits) | np.minimum(reduced[level], (1 << bits) - 1)
+    return (key << 11) | np.minimum(distance, (1 << 11) - 1)
+
+
+def _solve(
+    edge_levels: NDArray[np.int64],
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    edges: NDArray[np.intp],
+    count: int,
+) -> NDArray[np.intp] | None:
+    """The least-cost perfect matching using only ``edges`` (indices), or None if there is none."""
+    import numpy as np
+    import rustworkx
+
+    weights = _weights(edge_levels[:, edges], count // 2)
+    graph = rustworkx.PyGraph()
+    graph.add_nodes_from(range(count))
+    graph.add_edges_from(list(zip(first[edges].tolist(), second[edges].tolist(), weights)))
+    matching = rustworkx.max_weight_matching(graph, max_cardinality=True, weight_fn=_identity)
+    if 2 * len(matching) < count:
+        return None
+    index = {(int(first[edge]), int(second[edge])): int(edge) for edge in edges}
+    return np.array(sorted(index[(min(a, b), max(a, b))] for a, b in matching), dtype=np.intp)
+
+
+def _identity(weight: int) -> int:
+    return weight
+
+
+def _weights(edge_levels: NDArray[np.int64], pairs: int) -> list[int]:
+    """One integer weight per edge, larger for cheaper edges, ordering whole matchings exactly as
+    their cost vectors: entry k is weighted by more than all later entries of ``pairs`` edges."""
+    import numpy as np
+
+    width = edge_levels.shape[0]
+    largest = [int(level.max(initial=0)) for level in edge_levels]
+    scale = [1] * width
+    for index in range(width - 2, -1, -1):
+        scale[index] = scale[index + 1] * (largest[index + 1] * (pairs + 1) + 1)
+    top = sum(scale[index] * largest[index] for index in range(width)) + 1
+    # rustworkx adds and doubles weights in 128-bit integers; 1,024 entrants stay far below.
+    if top * (pairs + 1) >= 2**120:
+        raise ValueError("the costs are too large to weigh exactly")
+    if top < 2**62:
+        scales = np.array(scale, dtype=np.int64)
+        return (top - (edge_levels * scales[:, None]).sum(axis=0)).tolist()
+    columns = [level.tolist() for level in edge_levels]
+    return [top - sum(entry * weight for entry, weight in zip(entries, scale)) for entries in zip(*columns)]
