@@ -490,25 +490,26 @@ def report_sizes() -> None:
 def measure_recompute(games: int) -> None:
     from tournaments.services.ratings import ratings_recompute
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     outcome = ratings_recompute()
-    seconds = time.perf_counter() - started
-    goal = 60 * games / 10_000_000
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+    verdict = ("met" if seconds <= 60 else "NOT met") if games >= 10_000_000 else "judged at full scale only"
     print(
-        f"\nElo recompute: {seconds:.1f} s for {games:,} stored games ({len(outcome.table.ratings):,} ratings,"
-        f" {len(outcome.mismatches)} mismatches); goal <= 60 s at 10,000,000 (<= {goal:.1f} s here, pro rata):"
-        f" {'met' if seconds <= goal else 'NOT met'}"
+        f"\nElo recompute: {seconds:.1f} s ({cpu_seconds:.1f} s of this process's CPU; PostgreSQL's apart) for"
+        f" {outcome.events:,} rating events of {games:,} stored games ({len(outcome.table.ratings):,} ratings,"
+        f" {len(outcome.mismatches)} mismatches); goal <= 60 s for 10,000,000: {verdict}"
     )
 
 
 def measure_fit() -> None:
     from tournaments.services.ratings_fit import ratings_fit
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     run = ratings_fit(ruleset=RULESET)
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
     print(
-        f"whole-history fit: {seconds:.1f} s in all ({run.seconds:.1f} s reading and fitting) for {run.games:,} games,"
+        f"whole-history fit: {seconds:.1f} s in all ({cpu_seconds:.1f} s CPU; {run.seconds:.1f} s reading and fitting)"
+        f" for {run.games:,} games,"
         f" {run.versions:,} versions, intervals {run.interval!r}; no goal set"
     )
 

@@ -395,9 +395,15 @@ def plackett_luce(
     """The whole-history fit of ``games`` (players per seat, ranks per seat; 1 is first, equal
     ranks tie), each player's rating with its 95 % interval (the fit's curvature)."""
     keys, arrays = encode(games, groups)
+    return plackett_luce_arrays(keys, arrays, prior_elo=prior_elo)
+
+
+def plackett_luce_arrays(keys: Sequence[Key], games: Games, *, prior_elo: float | None = PRIOR_ELO) -> Fit[Key]:
+    """plackett_luce over games already as arrays (block_from_arrays), player i being ``keys[i]``:
+    what a caller with millions of games builds without a Python object per game."""
     if not keys:
         return Fit({}, 0, 0, "curvature")
-    fit, ratings, deviations = fit_arrays(arrays, prior_elo=prior_elo)
+    fit, ratings, deviations = fit_arrays(games, prior_elo=prior_elo)
     result = {
         key: PlayerRating(
             rating=float(ratings[i]),

@@ -11,6 +11,7 @@ import pytest
 
 from bots.runner import sandbox_match_run
 from tournaments.models import Match, Rating, RatingEvent
+from tournaments.selectors import results
 from tournaments.services import ratings
 from tournaments.services.matches import match_claim, match_record_result, match_schedule, match_spec
 from tournaments.services.ratings import ratings_recompute
@@ -50,7 +51,7 @@ def test_small_chunks_and_the_orm_reads_reproduce_the_live_table(history, monkey
     assert whole.mismatches == [] and whole.events == RatingEvent.objects.count()
     monkeypatch.setattr(ratings, "RECOMPUTE_CHUNK", 3)  # a history longer than a chunk
     assert ratings_recompute().mismatches == []
-    monkeypatch.setattr(ratings, "_fast_reads", lambda: False)  # as on SQLite
+    monkeypatch.setattr(results, "fast_reads", lambda: False)  # as on SQLite
     by_orm = ratings_recompute()
     assert by_orm.mismatches == []
     assert (

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 from numpy.typing import NDArray
@@ -29,6 +29,7 @@ from lineit.stats.elo import EloTable
 from lineit.stats.elo_batch import MAX_PLAYERS, EloArrays, Folded, fold_games
 
 from ..models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingLedger
+from ..selectors.results import Places, entrant_rows, game_arrays, rating_event_rows
 
 RatingKey = tuple[int, str, str]  # version id, ruleset, rules version
 
@@ -194,7 +195,7 @@ def ratings_recompute(*, write: bool = False) -> Recompute:
         mismatches: list[str] = []
         for chunk, folded in recompute.chunks():
             made += len(folded.after)
-            stored = _fingerprints(chunk.places, *_stored_events(chunk))
+            stored = _fingerprints(chunk.places, *_stored_events(chunk.ids))
             differing = np.flatnonzero(np.any(stored != folded.fingerprints, axis=0))
             mismatches += [f"rating events of match {chunk.ids[place]} differ" for place in differing.tolist()]
         stored_count = RatingEvent.objects.count()
@@ -256,11 +257,11 @@ class _Recompute:
     def _fold(self, chunk: _Chunk) -> _FoldedEvents:
         code = {pair: place for place, pair in enumerate(self.rulesets)}
         match_ruleset = np.array([code[pair] for pair in chunk.rulesets], dtype=np.int64)
-        place_of = _Places(chunk.ids)
-        entrants = _entrants(chunk.ids)  # match, index, version
+        place_of = Places(chunk.ids)
+        entrants = entrant_rows(chunk.ids)  # match, index, version
         by_entrant = np.full((chunk.places, MAX_PLAYERS), -1, dtype=np.int64)
         by_entrant[place_of(entrants[:, 0]), entrants[:, 1]] = entrants[:, 2]
-        games = _games(chunk.ids)
+        games = game_arrays(chunk.ids)
         place = place_of(games.match_id)
         order = np.lexsort((games.index, place))  # canonical: the chunk's order, then the index
         place, index, seats, ranks, sizes = (
@@ -294,18 +295,6 @@ class _Recompute:
             key = (player // rulesets, ruleset, rules_version)
             table.seed(key, float(self.state.ratings[player]), int(self.state.games[player]))
         return table
-
-
-class _Places:
-    """A match id's place in a chunk, for arrays of ids."""
-
-    def __init__(self, ids: list[int]) -> None:
-        self.ids = np.asarray(ids, dtype=np.int64)
-        self.sorter = np.argsort(self.ids)
-
-    def __call__(self, match_ids: NDArray[np.int64]) -> NDArray[np.int64]:
-        found = self.sorter[np.searchsorted(self.ids, match_ids, sorter=self.sorter)]
-        return np.asarray(found, dtype=np.int64)
 
 
 def _fingerprints(
@@ -377,95 +366,9 @@ def _compare_table(table: EloTable[RatingKey]) -> list[str]:
     return mismatches
 
 
-# --- Reading the stored results, a chunk of matches at a time ----------------------------------
-# On PostgreSQL each query returns one value: its rows' numbers packed as big-endian binary
-# (int8send, float8send: exact) by string_agg, read by numpy with no Python per row; seats and
-# ranks (single digits: at most five seats) as one text of digits. Elsewhere through the ORM.
-
-
-def _fast_reads() -> bool:
-    return connection.vendor == "postgresql"
-
-
-@dataclass
-class _Games:
-    match_id: NDArray[np.int64]
-    index: NDArray[np.int64]
-    seats: NDArray[np.int64]  # games x MAX_PLAYERS, -1 beyond the table
-    ranks: NDArray[np.int64]
-    sizes: NDArray[np.int64]
-
-
-def _packed(sql: str, ids: list[int]) -> list[bytes]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [ids])
-        return [bytes(value or b"") for value in cursor.fetchone()]
-
-
-def _entrants(ids: list[int]) -> NDArray[np.int64]:
-    """(match, index, version) of each entrant of these matches."""
-    if _fast_reads():
-        (data,) = _packed(
-            "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint) || int8send(version_id::bigint),"
-            " ''::bytea) FROM tournaments_matchentrant WHERE match_id = ANY(%s)",
-            ids,
-        )
-        return np.frombuffer(data, dtype=">i8").astype(np.int64).reshape(-1, 3)
-    rows = MatchEntrant.objects.filter(match_id__in=ids).values_list("match_id", "index", "version_id")
-    return np.array(list(rows), dtype=np.int64).reshape(-1, 3)
-
-
-def _games(ids: list[int]) -> _Games:
-    if _fast_reads():
-        # From the index that holds seats and ranks (migration 0013): the rows hold replays too.
-        keys, digits = _packed(
-            "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint)"
-            " || int8send(jsonb_array_length(seats)::bigint), ''::bytea),"
-            " string_agg(convert_to(translate(seats::text || ranks::text, '[], ', ''), 'SQL_ASCII'), ''::bytea)"
-            " FROM tournaments_game WHERE match_id = ANY(%s)",
-            ids,
-        )
-        fixed = np.frombuffer(keys, dtype=">i8").astype(np.int64).reshape(-1, 3)
-        match_id, index, sizes = fixed[:, 0], fixed[:, 1], fixed[:, 2]
-        flat = np.frombuffer(digits, dtype=np.uint8).astype(np.int64) - ord("0")
-    else:
-        rows = list(Game.objects.filter(match_id__in=ids).values_list("match_id", "index", "seats", "ranks"))
-        match_id = np.array([row[0] for row in rows], dtype=np.int64)
-        index = np.array([row[1] for row in rows], dtype=np.int64)
-        sizes = np.array([len(row[2]) for row in rows], dtype=np.int64)
-        flat = np.array([v for row in rows for v in (*row[2], *row[3])], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(2 * sizes)[:-1]]).astype(np.int64)
-    seats = np.full((len(sizes), MAX_PLAYERS), -1, dtype=np.int64)
-    ranks = np.zeros((len(sizes), MAX_PLAYERS), dtype=np.int64)
-    for size in np.unique(sizes).tolist():
-        if not 2 <= size <= MAX_PLAYERS:
-            raise ValueError(f"a stored game of {size} seats")
-        chosen = np.flatnonzero(sizes == size)
-        first = starts[chosen][:, None] + np.arange(size)[None, :]
-        seats[chosen, :size], ranks[chosen, :size] = flat[first], flat[first + size]
-    return _Games(match_id, index, seats, ranks, sizes)
-
-
 def _stored_events(
-    chunk: _Chunk,
+    ids: list[int],
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
-    """(place, game index, version, after) of the stored events of these matches."""
-    if _fast_reads():
-        (data,) = _packed(
-            "SELECT string_agg(int8send(match_id::bigint) || int8send(game_index::bigint)"
-            " || int8send(version_id::bigint) || float8send(after), ''::bytea)"
-            " FROM tournaments_ratingevent WHERE match_id = ANY(%s)",
-            chunk.ids,
-        )
-        rows = np.frombuffer(data, dtype=[("m", ">i8"), ("g", ">i8"), ("v", ">i8"), ("a", ">f8")])
-        match_id, game_index, version_id = (rows[name].astype(np.int64) for name in ("m", "g", "v"))
-        after = rows["a"].astype(np.float64)
-    else:
-        found = list(
-            RatingEvent.objects.filter(match_id__in=chunk.ids).values_list(
-                "match_id", "game_index", "version_id", "after"
-            )
-        )
-        match_id, game_index, version_id = (np.array([row[c] for row in found], dtype=np.int64) for c in range(3))
-        after = np.array([row[3] for row in found], dtype=np.float64)
-    return _Places(chunk.ids)(match_id), game_index, version_id, after
+    """(place in ``ids``, game index, version, after) of the stored events of these matches."""
+    events = rating_event_rows(ids)
+    return Places(ids)(events.match_id), events.game_index, events.version_id, events.after

@@ -15,34 +15,57 @@ counts them (``disconnected``).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
+from numpy.typing import NDArray
 
 from lineit.engine import RULES_VERSION, RULESETS
-from lineit.stats.plackett_luce import PRIOR_ELO, FitError, plackett_luce, rank_ranges
+from lineit.stats.elo_batch import MAX_PLAYERS
+from lineit.stats.plackett_luce import PRIOR_ELO, FitError, Games, block_from_arrays, plackett_luce_arrays, rank_ranges
 
-from ..models import Game, Match, MatchEntrant, Rating, RatingFit, RatingFitRun, RatingLedger
+from ..models import Match, Rating, RatingFit, RatingFitRun, RatingLedger
+from ..selectors.results import Places, entrant_rows, game_arrays
 
-GameRow = tuple[tuple[int, ...], tuple[int, ...]]  # versions per seat, ranks per seat
+FIT_CHUNK = 50_000  # matches read at a time
+DEALS_PER_MATCH = 1 << 20  # a deal group's key: match * this + deal
 
 
-def rated_games_with_deals(*, ruleset: str, rules_version: str) -> Iterator[tuple[GameRow, tuple[int, int]]]:
-    """Every game of the finished ranked matches of this ruleset and rules version: the versions
-    and ranks per seat, and its deal group (match, deal). In no particular order: the fit has none."""
-    matches = Match.objects.filter(
-        ranked=True, status=Match.Status.FINISHED, ruleset=ruleset, rules_version=rules_version
+def rated_game_arrays(*, ruleset: str, rules_version: str) -> tuple[list[int], Games]:
+    """Every game of the finished ranked matches of this ruleset and rules version, as the fit's
+    arrays: the versions (player i is the list's i-th) and ranks per seat, and each game's deal
+    group (match, deal). Read a chunk of matches at a time (selectors/results.py)."""
+    ids = list(
+        Match.objects.filter(ranked=True, status=Match.Status.FINISHED, ruleset=ruleset, rules_version=rules_version)
+        .order_by("id")
+        .values_list("id", flat=True)
     )
-    entrants: dict[int, dict[int, int]] = {}
-    for match_id, index, version_id in (
-        MatchEntrant.objects.filter(match__in=matches).values_list("match_id", "index", "version_id").iterator(5000)
-    ):
-        entrants.setdefault(match_id, {})[index] = version_id
-    games = Game.objects.filter(match__in=matches).order_by().values_list("match_id", "deal", "seats", "ranks")
-    for match_id, deal, seats, ranks in games.iterator(chunk_size=5000):
-        by_entrant = entrants[match_id]
-        yield (tuple(by_entrant[seat] for seat in seats), tuple(ranks)), (match_id, deal)
+    by_size: dict[int, list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]]] = {}
+    for start in range(0, len(ids), FIT_CHUNK):
+        chunk = ids[start : start + FIT_CHUNK]
+        places = Places(chunk)
+        entrants = entrant_rows(chunk)
+        by_entrant = np.full((len(chunk), MAX_PLAYERS), -1, dtype=np.int64)
+        by_entrant[places(entrants[:, 0]), entrants[:, 1]] = entrants[:, 2]
+        games = game_arrays(chunk)
+        place = places(games.match_id)
+        groups = games.match_id * DEALS_PER_MATCH + games.deal
+        for size in np.unique(games.sizes).tolist():
+            chosen = np.flatnonzero(games.sizes == size)
+            versions = by_entrant[place[chosen, None], games.seats[chosen, :size]]
+            by_size.setdefault(size, []).append((versions, games.ranks[chosen, :size], groups[chosen]))
+    stacked = [[np.concatenate(column) for column in zip(*by_size[size], strict=True)] for size in sorted(by_size)]
+    if not stacked:
+        return [], Games(0, ())
+    keys, dense = np.unique(np.concatenate([versions.ravel() for versions, _, _ in stacked]), return_inverse=True)
+    _, group_ids = np.unique(np.concatenate([groups for _, _, groups in stacked]), return_inverse=True)
+    blocks, offset, group_offset = [], 0, 0
+    for versions, ranks, groups in stacked:
+        players = dense[offset : offset + versions.size].reshape(versions.shape)
+        blocks.append(block_from_arrays(players, ranks, group_ids[group_offset : group_offset + len(groups)]))
+        offset, group_offset = offset + versions.size, group_offset + len(groups)
+    return [int(key) for key in keys], Games(len(keys), tuple(blocks))
 
 
 def ratings_fit(*, ruleset: str, rules_version: str = RULES_VERSION, prior_elo: float = PRIOR_ELO) -> RatingFitRun:
@@ -51,8 +74,8 @@ def ratings_fit(*, ruleset: str, rules_version: str = RULES_VERSION, prior_elo: 
     if ruleset not in RULESETS:
         raise FitError(f"unknown ruleset {ruleset!r}: one of {', '.join(RULESETS)}")
     started = time.perf_counter()
-    pairs = list(rated_games_with_deals(ruleset=ruleset, rules_version=rules_version))
-    fit = plackett_luce((game for game, _ in pairs), groups=(group for _, group in pairs), prior_elo=prior_elo)
+    keys, games = rated_game_arrays(ruleset=ruleset, rules_version=rules_version)
+    fit = plackett_luce_arrays(keys, games, prior_elo=prior_elo)
     main = {version: rating for version, rating in fit.ratings.items() if rating.component == 0}
     ranks = rank_ranges([(rating.low, rating.high) for rating in main.values()])
     seconds = time.perf_counter() - started
@@ -65,7 +88,7 @@ def ratings_fit(*, ruleset: str, rules_version: str = RULES_VERSION, prior_elo: 
             ruleset=ruleset,
             rules_version=rules_version,
             fitted_at=now,
-            games=len(pairs),
+            games=games.games,
             versions=len(main),
             disconnected=len(fit.ratings) - len(main),
             interval=fit.interval,

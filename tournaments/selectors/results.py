@@ -1,0 +1,126 @@
+"""The stored results as arrays, a chunk of matches at a time: what the Elo recompute
+(services/ratings.py) and the whole-history fit (services/ratings_fit.py) read, ten million games
+of it (benchmarks/scale.py).
+
+On PostgreSQL each query returns one value: its rows' numbers packed as big-endian binary
+(int8send, float8send: exact) by string_agg, read by numpy with no Python per row; seats and
+ranks (single digits: at most five seats) as one text of digits. Elsewhere through the ORM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+from numpy.typing import NDArray
+
+from lineit.stats.elo_batch import MAX_PLAYERS
+
+from ..models import Game, MatchEntrant, RatingEvent
+
+
+class Places:
+    """A match id's place in a chunk, for arrays of ids."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.sorter = np.argsort(self.ids)
+
+    def __call__(self, match_ids: NDArray[np.int64]) -> NDArray[np.int64]:
+        found = self.sorter[np.searchsorted(self.ids, match_ids, sorter=self.sorter)]
+        return np.asarray(found, dtype=np.int64)
+
+
+def fast_reads() -> bool:
+    return connection.vendor == "postgresql"
+
+
+@dataclass
+class GameArrays:
+    """Games of some matches, in no particular order."""
+
+    match_id: NDArray[np.int64]
+    index: NDArray[np.int64]
+    deal: NDArray[np.int64]
+    seats: NDArray[np.int64]  # games x MAX_PLAYERS, -1 beyond the table
+    ranks: NDArray[np.int64]
+    sizes: NDArray[np.int64]
+
+
+def _packed(sql: str, ids: list[int]) -> list[bytes]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [ids])
+        return [bytes(value or b"") for value in cursor.fetchone()]
+
+
+def entrant_rows(ids: list[int]) -> NDArray[np.int64]:
+    """(match, index, version) of each entrant of these matches: entrants x 3."""
+    if fast_reads():
+        (data,) = _packed(
+            "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint) || int8send(version_id::bigint),"
+            " ''::bytea) FROM tournaments_matchentrant WHERE match_id = ANY(%s)",
+            ids,
+        )
+        return np.frombuffer(data, dtype=">i8").astype(np.int64).reshape(-1, 3)
+    rows = MatchEntrant.objects.filter(match_id__in=ids).values_list("match_id", "index", "version_id")
+    return np.array(list(rows), dtype=np.int64).reshape(-1, 3)
+
+
+def game_arrays(ids: list[int]) -> GameArrays:
+    if fast_reads():
+        # From the index that holds seats and ranks (migration 0013): the rows hold replays too.
+        keys, digits = _packed(
+            "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint) || int8send(deal::bigint)"
+            " || int8send(jsonb_array_length(seats)::bigint), ''::bytea),"
+            " string_agg(convert_to(translate(seats::text || ranks::text, '[], ', ''), 'SQL_ASCII'), ''::bytea)"
+            " FROM tournaments_game WHERE match_id = ANY(%s)",
+            ids,
+        )
+        fixed = np.frombuffer(keys, dtype=">i8").astype(np.int64).reshape(-1, 4)
+        match_id, index, deal, sizes = fixed[:, 0], fixed[:, 1], fixed[:, 2], fixed[:, 3]
+        flat = np.frombuffer(digits, dtype=np.uint8).astype(np.int64) - ord("0")
+    else:
+        rows = list(Game.objects.filter(match_id__in=ids).values_list("match_id", "index", "deal", "seats", "ranks"))
+        match_id, index, deal = (np.array([row[c] for row in rows], dtype=np.int64) for c in range(3))
+        sizes = np.array([len(row[3]) for row in rows], dtype=np.int64)
+        flat = np.array([v for row in rows for v in (*row[3], *row[4])], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(2 * sizes)[:-1]]).astype(np.int64)
+    seats = np.full((len(sizes), MAX_PLAYERS), -1, dtype=np.int64)
+    ranks = np.zeros((len(sizes), MAX_PLAYERS), dtype=np.int64)
+    for size in np.unique(sizes).tolist():
+        if not 2 <= size <= MAX_PLAYERS:
+            raise ValueError(f"a stored game of {size} seats")
+        chosen = np.flatnonzero(sizes == size)
+        first = starts[chosen][:, None] + np.arange(size)[None, :]
+        seats[chosen, :size], ranks[chosen, :size] = flat[first], flat[first + size]
+    return GameArrays(match_id, index, deal, seats, ranks, sizes)
+
+
+@dataclass
+class EventRows:
+    match_id: NDArray[np.int64]
+    game_index: NDArray[np.int64]
+    version_id: NDArray[np.int64]
+    after: NDArray[np.float64]
+
+
+def rating_event_rows(ids: list[int]) -> EventRows:
+    """(match, game index, version, after) of the stored rating events of these matches."""
+    if fast_reads():
+        (data,) = _packed(
+            "SELECT string_agg(int8send(match_id::bigint) || int8send(game_index::bigint)"
+            " || int8send(version_id::bigint) || float8send(after), ''::bytea)"
+            " FROM tournaments_ratingevent WHERE match_id = ANY(%s)",
+            ids,
+        )
+        rows = np.frombuffer(data, dtype=[("m", ">i8"), ("g", ">i8"), ("v", ">i8"), ("a", ">f8")])
+        match_id, game_index, version_id = (rows[name].astype(np.int64) for name in ("m", "g", "v"))
+        after = rows["a"].astype(np.float64)
+    else:
+        found = list(
+            RatingEvent.objects.filter(match_id__in=ids).values_list("match_id", "game_index", "version_id", "after")
+        )
+        match_id, game_index, version_id = (np.array([row[c] for row in found], dtype=np.int64) for c in range(3))
+        after = np.array([row[3] for row in found], dtype=np.float64)
+    return EventRows(match_id, game_index, version_id, after)
