@@ -273,7 +273,9 @@ def test_the_workers_that_run_bots_get_the_sandbox_profiles_and_nothing_wider() 
     assert apparmor_name
     for document, name in ((COMPOSE, "worker"), (COMPOSE, "worker-interactive"), (WORKER_COMPOSE, "worker")):
         options = [interpolate(option, {}) for option in compose_file(document)["services"][name]["security_opt"]]
-        assert options == ["seccomp=deploy/seccomp-worker.json", f"apparmor={apparmor_name.group(1)}"]
+        assert options == [
+            "seccomp=deploy/seccomp-worker.json", f"apparmor={apparmor_name.group(1)}", "no-new-privileges:true"
+        ]  # fmt: skip
         assert (document.parent / options[0].removeprefix("seccomp=")).is_file()
     for name in ("web", "housekeeping", "beat", "migrate"):  # they run no bot: Docker's defaults
         assert "security_opt" not in services[name], name
