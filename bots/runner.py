@@ -30,8 +30,10 @@ def sandbox_match_run(
     sources: Sequence[BotSource],
     limits: Limits | None = None,
     on_game: Callable[[GameRecord], None] | None = None,
+    stopped: frozenset[int] = frozenset(),
 ) -> MatchResult:
-    """Play ``spec`` with one sandboxed process per seat. Raises SandboxUnavailable (fail closed)
+    """Play ``spec`` (or its shard) with one sandboxed process per seat, the entrants in
+    ``stopped`` stopped from the start. Raises SandboxUnavailable (fail closed)
     and PlatformFailure (the sandbox did not start), which are never held against a bot."""
     from lineit.sandbox import run_sandboxed_match
 
@@ -42,4 +44,5 @@ def sandbox_match_run(
         on_game=on_game,
         tier=sandbox_tier_detect(),
         pin_cpu=settings.SANDBOX_PIN_CPU,
+        stopped=stopped,
     )

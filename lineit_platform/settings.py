@@ -302,6 +302,13 @@ MATCH_SOFT_MARGIN_SECONDS = env_int("MATCH_SOFT_MARGIN_SECONDS", 30, minimum=1)
 # every second of the default limits: 420 s; system check lineit.W005).
 MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 600, minimum=2)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1, maximum=100)
+# A match is played in chunks of this many games (rounded up to whole deals), each claimed by one
+# worker and recorded as it ends: several workers play a long match at once, and a fault plays
+# one chunk again (docs/platform.md, "Chunks").
+MATCH_CHUNK_GAMES = env_int("MATCH_CHUNK_GAMES", 100, minimum=1, maximum=100_000)
+# How long a worker whose database connection dropped keeps trying to record (or claim, or give
+# back) a chunk before it gives up and the lease decides.
+MATCH_DATABASE_RETRY_SECONDS = env_int("MATCH_DATABASE_RETRY_SECONDS", 120, minimum=0)
 MATCH_RETRY_DELAY_SECONDS = env_int("MATCH_RETRY_DELAY_SECONDS", 10, minimum=0)
 # A queued match whose message may have been lost is sent again after this long.
 MATCH_RESEND_AFTER_SECONDS = env_int("MATCH_RESEND_AFTER_SECONDS", 600, minimum=1)

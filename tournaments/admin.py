@@ -27,6 +27,7 @@ from .models import (
     Game,
     GameFailure,
     Match,
+    MatchChunk,
     MatchEntrant,
     Rating,
     RatingEvent,
@@ -91,6 +92,24 @@ class FailureInline(admin.TabularInline):
     can_delete = False
 
 
+@admin.display(description="error")
+def chunk_error(chunk: MatchChunk) -> str:
+    return safe_text(chunk.error)
+
+
+class ChunkInline(admin.TabularInline):
+    """Who played which games of the match, and how many times (services/matches.py)."""
+
+    model = MatchChunk
+    extra = 0
+    fields = ("first", "stop", "stopped", "status", "attempts", "worker", "started_at", "finished_at", chunk_error)
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = (
@@ -111,7 +130,7 @@ class MatchAdmin(admin.ModelAdmin):
     search_fields = ("=id", "entrants__version__bot__name", "worker", "error")
     readonly_fields = [field.name if field.name != "error" else match_error for field in Match._meta.fields]
     exclude = ("error",)
-    inlines = [EntrantInline, GameInline, FailureInline]
+    inlines = [EntrantInline, ChunkInline, GameInline, FailureInline]
     actions = ["requeue", "cancel"]
 
     @admin.action(description="Requeue (running: back to the queue; failed or cancelled: as a new match)")

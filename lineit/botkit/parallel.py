@@ -36,6 +36,7 @@ from .failures import STOPPED, BotFailure
 from .referee import GameRecord, MatchResult
 from .schedule import MatchSpec
 from .scratch import sweep_stale_folders
+from .stops import StopTracker
 
 if TYPE_CHECKING:  # multiprocessing itself is imported when a pool starts: not on every lineit start
     from multiprocessing.connection import Connection
@@ -128,7 +129,7 @@ class _Match:
     job: MatchJob
     size: int
     pending: deque[range]
-    failures: list[int]
+    failures: StopTracker
     stopped: frozenset[int] = frozenset()
     generation: int = 0  # a re-plan (a bot stopped) makes the shards already out stale
     received: dict[int, GameRecord] = field(default_factory=dict)
@@ -141,17 +142,12 @@ class _Match:
         them; re-plan from the first one that was played with other bots stopped."""
         while len(self.accepted) in self.received:
             record = self.received.pop(len(self.accepted))
-            due = frozenset(e for e, count in enumerate(self.failures) if count >= self.job.max_failures)
-            played = frozenset(record.seats[f.seat] for f in record.failures if f.kind == STOPPED)
-            if played != due:
+            if not self.failures.accept(record):
                 self.generation += 1
                 self.received.clear()
-                self.stopped = due
+                self.stopped = self.failures.due
                 self.pending = deque(shards(self.job.spec.games, len(self.accepted), self.size))
                 return
-            for failure in record.failures:
-                if failure.kind != STOPPED:
-                    self.failures[record.seats[failure.seat]] += 1
             self.accepted.append(record)
 
     @property
@@ -314,7 +310,7 @@ class _Round:
             job=job,
             size=size,
             pending=deque(shards(job.spec.games, 0, size)),
-            failures=[0] * job.spec.num_players,
+            failures=StopTracker(job.spec.num_players, job.max_failures),
         )
         self.matches[self.taken] = match
         self.taken += 1

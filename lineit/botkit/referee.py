@@ -67,6 +67,39 @@ class GameRecord:
     timings: list[SeatTiming]
     replay: dict[str, Any]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The game as JSON values (``from_dict`` reads it back): what the platform keeps of a
+        chunk of a match until the whole match is recorded."""
+        return {
+            "index": self.index,
+            "deal": self.deal,
+            "deck_seed": self.deck_seed,
+            "seats": list(self.seats),
+            "names": list(self.names),
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "forfeits": list(self.forfeits),
+            "failures": [failure.to_dict() for failure in self.failures],
+            "timings": [timing.to_dict() for timing in self.timings],
+            "replay": self.replay,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        return cls(
+            index=data["index"],
+            deal=data["deal"],
+            deck_seed=data["deck_seed"],
+            seats=tuple(data["seats"]),
+            names=list(data["names"]),
+            scores=list(data["scores"]),
+            ranks=list(data["ranks"]),
+            forfeits=list(data["forfeits"]),
+            failures=[Failure(**failure) for failure in data["failures"]],
+            timings=[SeatTiming(**timing) for timing in data["timings"]],
+            replay=data["replay"],
+        )
+
 
 @dataclass
 class MatchResult:

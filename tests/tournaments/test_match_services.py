@@ -150,7 +150,7 @@ def test_a_released_match_goes_back_to_the_queue_until_out_of_attempts(version_f
 def test_the_sweeper_requeues_a_match_whose_lease_ran_out(version_factory, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
     match = match_schedule(versions=[version_factory(), version_factory()], games=2)
     match_claim(match_id=match.pk, worker="dead-worker")
-    assert matches_sweep() == {"requeued": 0, "failed": 0, "resent": 0, "validations_resent": 0}
+    assert matches_sweep() == {"requeued": 0, "failed": 0, "resent": 0, "chunks_resent": 0, "validations_resent": 0}
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         counts = matches_sweep(now=timezone.now() + timedelta(hours=1))
     assert counts["requeued"] == 1 and len(callbacks) == 1

@@ -48,10 +48,12 @@ def queue_position(match: Match) -> dict[str, Any]:
 
 
 def live_games(match: Match) -> list[dict[str, Any]]:
-    """The games of the current attempt of a running match that have ended, in index order."""
+    """The games of a running match that have ended, in index order: of its chunks recorded and
+    of the attempts of its chunks playing now (a chunk's earlier attempts' rows are removed when
+    it is claimed again)."""
     if match.status != Match.Status.RUNNING:
         return []
-    rows = LiveGame.objects.filter(match=match, attempt=match.attempts).order_by("index")
+    rows = LiveGame.objects.filter(match=match).order_by("index")
     return [
         {
             "index": index,

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import logging
+import os
 import secrets
+import socket
 import time
-from collections.abc import Iterable, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -22,13 +27,14 @@ from bots.services import bot_validations_resend, bot_versions_match_health_reco
 from lineit.botkit.limits import Limits
 from lineit.botkit.referee import GameRecord, MatchResult, PlatformFailure
 from lineit.botkit.schedule import MatchSpec, longest_seconds
+from lineit.botkit.stops import StopTracker, whole_deal_parts
 from lineit.botkit.untrusted import storable_text
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
 from lineit_platform.notifications import notify_match_ended
 from lineit_platform.queueing import BULK, INTERACTIVE, LATER, SOON, WAITED_FOR, resend_lost, send_after_commit
 
-from ..models import Game, GameFailure, LiveGame, Match, MatchEntrant, compress_replay
+from ..models import Game, GameFailure, LiveGame, Match, MatchChunk, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
 
 logger = logging.getLogger(__name__)
@@ -72,6 +78,7 @@ def _ended(match: Match) -> None:
     once every match of its round has ended; a lost message (broker down) is made up for by the
     tournaments tick. Its live games go: its Game rows (or nothing) are what remains."""
     LiveGame.objects.filter(match_id=match.pk).delete()
+    MatchChunk.objects.filter(match_id=match.pk).exclude(result=None).update(result=None)
     if match.origin == Match.Origin.SPRT:  # its test folds it in, or tries it again (services/sprt.py)
         send_after_commit("tournaments.tasks.sprt_match_ended_task", match.pk, what=f"the SPRT of match {match.pk}")
     if match.tournament_id is not None:
@@ -163,11 +170,15 @@ def match_schedule(
     return match
 
 
+@transaction.atomic
 def match_claim(*, match_id: int, worker: str) -> Match | None:
-    """Take a queued match (or a running one whose worker missed its deadline) for this worker.
+    """Take a queued match (or a running one whose workers all missed its deadline) for this
+    worker: a new attempt of it, which plays its chunks not yet recorded.
 
     One conditional UPDATE, so two workers can never both claim it. None when there is nothing to
-    run: finished, cancelled, running healthily elsewhere, or out of attempts."""
+    run: finished, cancelled, running healthily elsewhere (match_execute then joins it), or out
+    of attempts. The first claim cuts the match into chunks (MATCH_CHUNK_GAMES games, whole
+    deals); a later one sends the chunks not yet recorded back to the queue, and keeps the rest."""
     now = timezone.now()
     claimable = Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, deadline__lt=now)
     claimed = Match.objects.filter(claimable, pk=match_id, attempts__lt=F("max_attempts")).update(
@@ -181,8 +192,24 @@ def match_claim(*, match_id: int, worker: str) -> Match | None:
     )
     if not claimed:
         return None
-    LiveGame.objects.filter(match_id=match_id).delete()  # an earlier attempt's
-    return Match.objects.get(pk=match_id)
+    match = Match.objects.get(pk=match_id)
+    chunks = MatchChunk.objects.filter(match_id=match_id)
+    if not chunks.exists():
+        deal = match.num_players if match.duplicate_deals else 1
+        MatchChunk.objects.bulk_create(
+            MatchChunk(match_id=match_id, index=index, first=part.start, stop=part.stop)
+            for index, part in enumerate(whole_deal_parts(match.games, 0, settings.MATCH_CHUNK_GAMES, deal))
+        )
+    chunks.exclude(status=MatchChunk.Status.FINISHED).update(status=MatchChunk.Status.QUEUED)
+    kept = Q()
+    for first, stop in chunks.filter(status=MatchChunk.Status.FINISHED).values_list("first", "stop"):
+        kept |= Q(index__gte=first, index__lt=stop)
+    LiveGame.objects.filter(match_id=match_id).exclude(kept).delete()  # an earlier attempt's, not recorded
+    played = chunks.filter(status=MatchChunk.Status.FINISHED).aggregate(games=Sum(F("stop") - F("first")))["games"]
+    if played:
+        Match.objects.filter(pk=match_id).update(games_played=played)
+        match.games_played = played
+    return match
 
 
 def match_spec(match: Match) -> MatchSpec:
@@ -197,46 +224,269 @@ def match_spec(match: Match) -> MatchSpec:
 
 
 def match_execute(*, match_id: int, worker: str) -> Match | None:
-    """Claim, run in the sandbox, record. Platform failures release the match and propagate, so
-    the task retries; a bot's failures are part of the result."""
-    match = match_claim(match_id=match_id, worker=worker)
+    """Claim the match (or join it, when it is running healthily elsewhere), then play its chunks
+    one after another, each claimed, run in the sandbox and recorded as it ends, until none is
+    left to take. The claim sends one message more for each other chunk, so idle workers join.
+    Platform failures release the chunk and propagate, so the task retries; a bot's failures
+    are part of the result. A dropped database connection is reconnected (_database_retried)."""
+    claimed = _database_retried(match_claim, match_id=match_id, worker=worker)
+    match = claimed or Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).first()
     if match is None:
         return None
-    attempt = match.attempts
+    if claimed is not None:
+        waiting = MatchChunk.objects.filter(match_id=match_id, status=MatchChunk.Status.QUEUED).count()
+        for _ in range(waiting - 1):
+            _queue(match)
     entrants = list(match.entrants.select_related("version__bot").order_by("index"))
-    progress = _Progress(match.pk, attempt)
-    try:
-        result = sandbox_match_run(
-            spec=match_spec(match),
-            sources=[entrant.version.source() for entrant in entrants],
-            limits=Limits.from_dict(match.limits),
-            on_game=progress,
-        )
-    except BaseException as error:
-        if isinstance(error, PlatformFailure) and error.detail:
-            logger.warning("match %s: %s; sandbox output: %s", match.pk, error, error.detail[-2000:])
-        match_release(match_id=match.pk, attempt=attempt, error=f"{type(error).__name__}: {error}")
-        raise
-    match_record_result(match_id=match.pk, attempt=attempt, result=result)
+    limits = Limits.from_dict(match.limits)
+    began = time.monotonic()
+    allowed = settings.MATCH_TIME_LIMIT_SECONDS - settings.MATCH_SOFT_MARGIN_SECONDS
+    played = 0
+    while (chunk := _database_retried(chunk_claim, match_id=match_id, worker=worker)) is not None:
+        used = time.monotonic() - began
+        if played and used + longest_seconds(match.num_players, chunk.games, limits) > allowed:
+            # This task could be stopped by its time limit in this chunk: a new task plays it (a
+            # first chunk always fits: the whole match does, match_duration_check).
+            _database_retried(chunk_release, chunk_id=chunk.pk, attempt=chunk.attempts, error="", retry=True)
+            _queue(match)
+            break
+        progress = _Progress(match.pk, match.attempts, chunk=chunk.pk)
+        try:
+            result = sandbox_match_run(
+                spec=dataclasses.replace(match_spec(match), shard=range(chunk.first, chunk.stop)),
+                # the code, from the worker's cache (checked by its hash) or the storage: a copy
+                # that cannot be had is a platform failure, which gives the chunk back
+                sources=[entrant.version.source() for entrant in entrants],
+                limits=limits,
+                on_game=progress,
+                stopped=frozenset(chunk.stopped),
+            )
+        except BaseException as error:
+            if isinstance(error, PlatformFailure) and error.detail:
+                logger.warning("match %s: %s; sandbox output: %s", match.pk, error, error.detail[-2000:])
+            _database_retried(
+                chunk_release, chunk_id=chunk.pk, attempt=chunk.attempts, error=f"{type(error).__name__}: {error}"
+            )
+            raise
+        _database_retried(chunk_record, chunk_id=chunk.pk, attempt=chunk.attempts, result=result)
+        played += 1
     match.refresh_from_db()
     return match
 
 
-class _Progress:
-    """Counts games as they finish and renews the lease, writing at most every tenth of a lease
-    (progress only: results are written once, at the end)."""
+_Result = TypeVar("_Result")
 
-    def __init__(self, match_id: int, attempt: int) -> None:
+
+def _database_retried(call: Callable[..., _Result], **kwargs: Any) -> _Result:
+    """``call(**kwargs)``, again on a new connection while the database cannot be reached, for
+    up to MATCH_DATABASE_RETRY_SECONDS: a worker whose connection dropped (a database restart, a
+    fail-over) records the games it played instead of losing them. Each call is one transaction
+    that checks its attempt first, so running it twice changes nothing more. Inside a caller's
+    transaction (tests) it is not retried: that transaction is lost with the connection."""
+    deadline = time.monotonic() + settings.MATCH_DATABASE_RETRY_SECONDS
+    pause = 0.2
+    while True:
+        try:
+            return call(**kwargs)
+        except (OperationalError, InterfaceError) as error:
+            if connection.in_atomic_block or time.monotonic() + pause > deadline:
+                raise
+            logger.warning("%s: the database did not answer (%s); trying again in %.1f s", call.__name__, error, pause)
+            connection.close()
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
+
+
+def _worker_gone(worker: str) -> bool:
+    """Whether the worker process named ``worker`` (``node@host:pid``, tasks._worker_name) is
+    known to be dead: it ran on this host (the same host name) and its process is gone. A worker
+    on another host is gone only when its lease runs out."""
+    node, _, pid = worker.rpartition(":")
+    if not pid.isdigit() or node.rpartition("@")[2] != socket.gethostname():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+@transaction.atomic
+def chunk_claim(*, match_id: int, worker: str) -> MatchChunk | None:
+    """The first chunk of a running match that no worker is playing (queued, or its worker missed
+    its deadline or is known to be dead), claimed for ``worker``; None when there is none. A
+    chunk that was tried MATCH_MAX_ATTEMPTS times fails its match."""
+    match = Match.objects.select_for_update().filter(pk=match_id, status=Match.Status.RUNNING).first()
+    if match is None:
+        return None
+    now = timezone.now()
+    for chunk in match.chunks.exclude(status=MatchChunk.Status.FINISHED).order_by("first"):
+        if chunk.status == MatchChunk.Status.QUEUED or chunk.deadline < now or _worker_gone(chunk.worker):
+            break
+    else:
+        return None
+    if chunk.attempts >= match.max_attempts:
+        _match_fail(match, f"games {chunk.first + 1}-{chunk.stop} failed {chunk.attempts} times; last: {chunk.error}")
+        return None
+    if chunk.status == MatchChunk.Status.RUNNING:
+        chunk.error = f"attempt {chunk.attempts} on {chunk.worker} stopped"
+    chunk.status = MatchChunk.Status.RUNNING
+    chunk.attempts += 1
+    chunk.worker = worker[:200]
+    chunk.started_at = now
+    chunk.deadline = match_deadline(now)
+    chunk.save(update_fields=["status", "attempts", "worker", "started_at", "deadline", "error"])
+    LiveGame.objects.filter(match_id=match_id, index__gte=chunk.first, index__lt=chunk.stop).delete()
+    Match.objects.filter(pk=match_id).update(deadline=chunk.deadline)
+    return chunk
+
+
+def _chunk_games(blob: bytes) -> tuple[str, list[GameRecord]]:
+    data = json.loads(zlib.decompress(bytes(blob)))
+    return data["tier"], [GameRecord.from_dict(game) for game in data["games"]]
+
+
+@transaction.atomic
+def chunk_record(*, chunk_id: int, attempt: int, result: MatchResult) -> bool:
+    """Keep the games of one attempt of a chunk; once every chunk is in, record the match
+    (match_record_result's work, in this transaction). Idempotent: a second delivery, or a stale
+    attempt (the chunk was claimed again, the match was requeued, cancelled or re-planned),
+    records nothing and returns False."""
+    match_id = MatchChunk.objects.filter(pk=chunk_id).values_list("match_id", flat=True).first()
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    chunk = MatchChunk.objects.select_for_update().filter(pk=chunk_id).first()
+    if match is None or chunk is None:
+        return False
+    if match.status != Match.Status.RUNNING or chunk.status != MatchChunk.Status.RUNNING or chunk.attempts != attempt:
+        logger.info("chunk %s of match %s: attempt %s ignored (%s)", chunk_id, match.pk, attempt, chunk.status)
+        return False
+    if [record.index for record in result.games] != list(range(chunk.first, chunk.stop)):
+        raise ApplicationError(
+            f"chunk {chunk_id}: games {[r.index for r in result.games]}, {chunk.first}-{chunk.stop - 1} expected"
+        )
+    document = {"tier": result.tier, "games": [record.to_dict() for record in result.games]}
+    chunk.result = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+    chunk.status = MatchChunk.Status.FINISHED
+    chunk.finished_at = timezone.now()
+    chunk.save(update_fields=["result", "status", "finished_at"])
+    if match.chunks.exclude(status=MatchChunk.Status.FINISHED).exists():
+        played = match.chunks.filter(status=MatchChunk.Status.FINISHED).aggregate(games=Sum(F("stop") - F("first")))
+        Match.objects.filter(pk=match.pk).update(games_played=played["games"], deadline=match_deadline(timezone.now()))
+        return True
+    _match_complete(match)
+    return True
+
+
+def _match_complete(match: Match) -> None:
+    """Every chunk is in: the games one process would have played are recorded as the match's
+    result. Where a chunk played a bot that one process would have stopped by then (its failures
+    are counted from the chunk's first game: lineit/botkit/stops.py), the games from there are
+    played again by new chunks with that bot stopped, and the match goes on."""
+    chunks = list(match.chunks.order_by("first"))
+    tracker = StopTracker(match.num_players, Limits.from_dict(match.limits).max_failures)
+    games: list[GameRecord] = []
+    tiers: list[str] = []
+    for position, chunk in enumerate(chunks):
+        tier, records = _chunk_games(chunk.result)
+        tiers.append(tier)
+        for record in records:
+            if not tracker.accept(record):
+                _match_replan(
+                    match, chunks[position:], kept=[r for r in records if r.index < record.index], due=tracker.due
+                )
+                return
+            games.append(record)
+    names = [entrant.version.label for entrant in match.entrants.select_related("version__bot").order_by("index")]
+    tier = tiers[0] if len(set(tiers)) == 1 else "+".join(sorted(set(tiers)))
+    _record_whole(
+        match,
+        MatchResult(spec=match_spec(match), names=names, tier=tier, limits=Limits.from_dict(match.limits), games=games),
+    )
+
+
+def _match_replan(match: Match, later: list[MatchChunk], *, kept: list[GameRecord], due: frozenset[int]) -> None:
+    """Play again from the first game of ``later[0]`` not kept, with the entrants ``due`` stopped."""
+    chunk, *after = later
+    start = chunk.first + len(kept)
+    if kept:
+        tier, _ = _chunk_games(chunk.result)
+        document = {"tier": tier, "games": [record.to_dict() for record in kept]}
+        chunk.result = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+        chunk.stop = start
+        chunk.save(update_fields=["result", "stop"])
+    else:
+        after = later
+    MatchChunk.objects.filter(pk__in=[c.pk for c in after]).delete()
+    LiveGame.objects.filter(match_id=match.pk, index__gte=start).delete()
+    number = (match.chunks.order_by("-index").values_list("index", flat=True).first() or 0) + 1
+    deal = match.num_players if match.duplicate_deals else 1
+    parts = whole_deal_parts(match.games, start, settings.MATCH_CHUNK_GAMES, deal)
+    MatchChunk.objects.bulk_create(
+        MatchChunk(match_id=match.pk, index=number + offset, first=part.start, stop=part.stop, stopped=sorted(due))
+        for offset, part in enumerate(parts)
+    )
+    logger.info("match %s: games from %s played again with entrants %s stopped", match.pk, start + 1, sorted(due))
+    Match.objects.filter(pk=match.pk).update(games_played=start, deadline=match_deadline(timezone.now()))
+    for _ in parts:
+        _queue(match)
+
+
+@transaction.atomic
+def chunk_release(*, chunk_id: int, attempt: int, error: str, retry: bool = False) -> Match | None:
+    """The platform could not play this attempt of a chunk: the chunk goes back to be claimed
+    again (by the task's retry, or a worker playing another chunk of the match). With no other
+    chunk playing, the match goes back to the queue (match_release); a chunk tried
+    MATCH_MAX_ATTEMPTS times fails the match. With ``retry`` the attempt did not start (its
+    task had too little time left): it is given back, not counted."""
+    match_id = MatchChunk.objects.filter(pk=chunk_id).values_list("match_id", flat=True).first()
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    chunk = MatchChunk.objects.select_for_update().filter(pk=chunk_id).first()
+    if match is None or chunk is None:
+        return None
+    if match.status != Match.Status.RUNNING or chunk.status != MatchChunk.Status.RUNNING or chunk.attempts != attempt:
+        return None
+    chunk.status = MatchChunk.Status.QUEUED
+    if retry:
+        chunk.attempts -= 1
+        chunk.save(update_fields=["status", "attempts"])
+        return match
+    chunk.error = storable_text(error)[:10_000]
+    chunk.save(update_fields=["status", "error"])
+    if chunk.attempts >= match.max_attempts:
+        _match_fail(match, f"failed after {chunk.attempts} attempts; last: {error}")
+        return match
+    if not match.chunks.filter(status=MatchChunk.Status.RUNNING).exists():
+        return _match_release(match, error)
+    return match
+
+
+class _Progress:
+    """Counts games as they finish and renews the leases (the chunk's, when given, and the
+    match's), writing at most every tenth of a lease (progress only: results are written when
+    a chunk ends). A database that does not answer loses a live game, never the chunk."""
+
+    def __init__(self, match_id: int, attempt: int, *, chunk: int | None = None) -> None:
         self.match_id = match_id
         self.attempt = attempt
+        self.chunk = chunk
         self.played = 0
         self.written = time.monotonic()
         self.every = settings.MATCH_LEASE_SECONDS / 10
 
     def __call__(self, record: GameRecord) -> None:
         self.played += 1
+        try:
+            self._write(record)
+        except DatabaseError as error:
+            logger.warning("match %s: progress not written (%s)", self.match_id, error)
+            if not connection.in_atomic_block:
+                connection.close()  # the next write, or the record, connects again
+
+    def _write(self, record: GameRecord) -> None:
         # The game, to be watched at once: one row, in its own transaction (a stale attempt's
-        # rows are never shown, and are removed when the match is claimed again or ends).
+        # rows are never shown, and are removed when its chunk is claimed again or the match ends).
         LiveGame.objects.bulk_create(
             [
                 LiveGame(
@@ -253,16 +503,20 @@ class _Progress:
         )
         if time.monotonic() - self.written >= self.every:
             self.written = time.monotonic()
-            Match.objects.filter(pk=self.match_id, attempts=self.attempt, status=Match.Status.RUNNING).update(
-                games_played=self.played, deadline=match_deadline(timezone.now())
+            deadline = match_deadline(timezone.now())
+            if self.chunk is not None:
+                MatchChunk.objects.filter(pk=self.chunk, status=MatchChunk.Status.RUNNING).update(deadline=deadline)
+            played = LiveGame.objects.filter(match_id=self.match_id).count()
+            Match.objects.filter(pk=self.match_id, status=Match.Status.RUNNING).update(
+                games_played=max(played, self.played), deadline=deadline
             )
 
 
 @transaction.atomic
 def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> bool:
-    """Write every game, failure and total of one attempt, finish the match and apply ratings, in
-    one transaction. Idempotent: a second delivery, or a stale attempt whose match was requeued,
-    records nothing and returns False."""
+    """Record the whole result of one attempt of a match at once (a match played in one piece,
+    not by chunks: tests, tools). Idempotent: a second delivery, or a stale attempt whose match
+    was requeued, records nothing and returns False."""
     match = Match.objects.select_for_update().get(pk=match_id)
     if match.status != Match.Status.RUNNING or match.attempts != attempt:
         logger.info(
@@ -271,6 +525,14 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
         return False
     if len(result.games) != match.games:
         raise ApplicationError(f"match {match_id}: {len(result.games)} games in the result, {match.games} expected")
+    MatchChunk.objects.filter(match_id=match_id).delete()  # played in one piece: its chunks mean nothing
+    _record_whole(match, result)
+    return True
+
+
+def _record_whole(match: Match, result: MatchResult) -> None:
+    """Write every game, failure and total, finish the match and apply ratings, in the caller's
+    transaction (with the match locked): the one place a match's result is recorded."""
     entrants = {entrant.index: entrant for entrant in match.entrants.all()}
     games = Game.objects.bulk_create(
         Game(
@@ -315,7 +577,6 @@ def match_record_result(*, match_id: int, attempt: int, result: MatchResult) -> 
         _health_record(match, entrants, result)
     ratings_apply_pending()
     _ended(match)
-    return True
 
 
 def _health_record(match: Match, entrants: dict[int, MatchEntrant], result: MatchResult) -> None:
@@ -373,19 +634,28 @@ def match_release(*, match_id: int, attempt: int, error: str) -> Match | None:
     match = Match.objects.select_for_update().get(pk=match_id)
     if match.status != Match.Status.RUNNING or match.attempts != attempt:
         return None
+    return _match_release(match, error)
+
+
+def _match_release(match: Match, error: str) -> Match:
     if match.attempts >= match.max_attempts:
-        match.status = Match.Status.FAILED
-        match.finished_at = timezone.now()
-        match.error = storable_text(f"failed after {match.attempts} attempts; last: {error}")[:10_000]
-        match.save(update_fields=["status", "finished_at", "error"])
-        ratings_apply_pending()
-        _ended(match)
+        _match_fail(match, f"failed after {match.attempts} attempts; last: {error}")
     else:
         match.status = Match.Status.QUEUED
         match.queued_at = timezone.now()
         match.error = storable_text(error)[:10_000]
         match.save(update_fields=["status", "queued_at", "error"])
     return match
+
+
+def _match_fail(match: Match, error: str) -> None:
+    """The platform gave up on the match (it is locked by the caller)."""
+    match.status = Match.Status.FAILED
+    match.finished_at = timezone.now()
+    match.error = storable_text(error)[:10_000]
+    match.save(update_fields=["status", "finished_at", "error"])
+    ratings_apply_pending()
+    _ended(match)
 
 
 @transaction.atomic
@@ -455,6 +725,20 @@ def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
             match.save(update_fields=["status", "queued_at", "error"])
             _queue(match)
             counts["requeued"] += 1
+    # A chunk whose worker missed its deadline in a match that other workers keep alive: one
+    # message more for the match, whose worker claims the chunk again (chunk_claim).
+    orphaned = (
+        MatchChunk.objects.filter(
+            status=MatchChunk.Status.RUNNING, deadline__lt=now, match__status=Match.Status.RUNNING
+        )
+        .exclude(match__in=[match.pk for match in stuck])
+        .values_list("match_id", flat=True)
+        .distinct()
+    )
+    counts["chunks_resent"] = 0
+    for match in Match.objects.filter(pk__in=list(orphaned)):
+        _queue(match)
+        counts["chunks_resent"] += 1
     resend_before = now - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS)
     queued = Match.objects.filter(status=Match.Status.QUEUED)
     counts["resent"] = 0
