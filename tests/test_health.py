@@ -148,3 +148,25 @@ def test_heartbeats_work_on_the_embedded_default_too(tmp_path: Path) -> None:
         given.wait(60)
         log.close()
     assert check().returncode == 1  # its warm shutdown removed it
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_workers_send_task_events_for_flower(tmp_path: Path, broker) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    seen: list[str] = []
+    with app.connection_for_read() as connection:
+        receiver = app.events.Receiver(connection, handlers={"*": lambda event: seen.append(event["type"])})
+        listening = threading.Thread(target=lambda: receiver.capture(limit=None, timeout=None, wakeup=False))
+        listening.daemon = True
+        listening.start()
+        given = worker(tmp_path / "worker.log", queues=("housekeeping",))
+        try:
+            wait_for(lambda: WorkerHeartbeat.objects.exists(), "the worker", timeout=90)
+            app.send_task("tournaments.tasks.matches_sweep")
+            wait_for(lambda: "task-succeeded" in seen, "the task's events", timeout=60)
+        finally:
+            receiver.should_stop = True
+            given.stop()
+    assert {"task-sent", "task-received", "task-started", "task-succeeded"} <= set(seen)
