@@ -47,3 +47,22 @@ def test_retired_and_rejected_versions_stay_off_the_ladder(version_factory) -> N
     version_factory(status="rejected")
     assert ladder_tick(rng=random.Random(0)) == []
     assert not Match.objects.exists()
+
+
+@override_settings(LADDER_PENDING_TARGET=1, LADDER_TABLE_SIZES=[3])
+def test_versions_of_one_bot_near_the_focus_leave_the_other_seats_to_the_next_bots(version_factory) -> None:  # type: ignore[no-untyped-def]
+    """The opponents are looked for among the nearest ratings only: the window reaches past a
+    bot whose many versions sit closest, to the nearest versions of two other bots."""
+    crowd = version_factory()
+    crowding = [crowd] + [version_factory(bot=crowd.bot) for _ in range(5)]
+    near, far, farther = version_factory(), version_factory(), version_factory()
+    ratings = [(v, 1500.0 + n) for n, v in enumerate(crowding)] + [(near, 1300.0), (far, 1000.0), (farther, 600.0)]
+    for version, rating in ratings:
+        Rating.objects.create(version=version, ruleset="standard", rules_version=RULES_VERSION, rating=rating, games=50)
+    newcomer = version_factory()  # 1500, no games: the focus
+    for seed in range(5):
+        Match.objects.all().delete()
+        (match,) = ladder_tick(rng=random.Random(seed))
+        seated = {e.version_id for e in match.entrants.all()}
+        assert newcomer.pk in seated and near.pk in seated and farther.pk not in seated
+        assert len(seated & {v.pk for v in crowding}) == 1  # one seat for the crowding bot, never two
