@@ -1,7 +1,6 @@
-"""``manage.py worker_health NAME``: exit 0 when the worker NAME (bulk@host) beat recently, 1
-otherwise, saying so in one line: a container's healthcheck for its worker (or beat@host for the
-beat), with any broker
-(lineit_platform/heartbeats.py). ``--queue Q`` instead: some worker serves Q."""
+"""``manage.py worker_health NAME``: exit 0 when the worker NAME (bulk@host, or beat@host for the
+beat) sent its heartbeat recently, 1 otherwise, saying so in one line: a container's healthcheck,
+with any broker (lineit_platform/heartbeats.py). ``--queue Q`` instead: some worker serves Q."""
 
 from __future__ import annotations
 
