@@ -173,3 +173,46 @@ def test_1024_entrants_no_rematch_no_seat_clash_and_the_fewest_shortest_floats()
         order = inputs["order"]
         floats = sum((points[one] - points[other]) ** 2 for one, other in pairs)
         assert floats == fewest_float_cost([points[e] for e in order], [lean[e] for e in order])
+
+
+def old_improve(tables, total):  # type: ignore[no-untyped-def]
+    """The swaps of tables as the old code made them (copied from it): whole costs each time."""
+    improved = True
+    while improved:
+        improved = False
+        for first, second in itertools.combinations(tables, 2):
+            before = total((first, second))
+            for i, j in itertools.product(range(len(first)), range(len(second))):
+                first[i], second[j] = second[j], first[i]
+                after = total((first, second))
+                if after < before:
+                    before, improved = after, True
+                else:
+                    first[i], second[j] = second[j], first[i]
+    return tables
+
+
+@settings(max_examples=30, deadline=None)
+@given(table_size=st.integers(3, 5), tables=st.integers(2, 12), seed=st.integers(0, 10**6))
+def test_table_swaps_are_the_old_swaps(table_size: int, tables: int, seed: int) -> None:
+    rng = random.Random(seed)
+    entrants = list(range(table_size * tables))
+    points = {entrant: rng.randrange(0, 3) for entrant in entrants}  # ties: the excess decides
+    met = {frozenset(pair): rng.randrange(1, 3) for pair in itertools.combinations(entrants, 2) if rng.random() < 0.2}
+    seats = swiss.SeatBook(table_size)
+    for _ in range(rng.randrange(0, 6 * tables)):  # seat counts apart: a seat excess to lower
+        seats.record(tuple(rng.sample(entrants, table_size)))
+
+    def cheap(table):  # type: ignore[no-untyped-def]
+        pairs = list(itertools.combinations(table, 2))
+        return sum(met.get(frozenset(p), 0) for p in pairs), sum((points[a] - points[b]) ** 2 for a, b in pairs)
+
+    def total(some):  # type: ignore[no-untyped-def]
+        costs = [(cheap(t)[0], seats.excess(t), cheap(t)[1]) for t in some]
+        return tuple(sum(column) for column in zip(*costs))
+
+    start = [entrants[at : at + table_size] for at in range(0, len(entrants), table_size)]
+    rng.shuffle(start)
+    old = old_improve([list(table) for table in start], total)
+    new = swiss._improve([list(table) for table in start], cheap, seats.excess)
+    assert new == old
