@@ -76,7 +76,9 @@ def stop_the_heartbeat(**_: Any) -> None:
 
 # The tasks that play a match, its id their first argument: the one that ends it tallies it.
 MATCH_TASKS = frozenset({"tournaments.tasks.match_run_task"})
+SWEEP_TASK = "tournaments.tasks.matches_sweep"
 _status_before: dict[str, str | None] = {}
+_sweep_started: dict[str, Any] = {}
 
 
 @task_prerun.connect
@@ -88,22 +90,28 @@ def note_the_match_status(task_id: str, task: Any, args: Any = (), **_: Any) -> 
             _status_before[task_id] = match_status(args[0])
         except Exception:  # the task itself will meet (and report) the database's trouble
             _status_before[task_id] = None
+    elif task.name == SWEEP_TASK:
+        from django.utils import timezone
+
+        _sweep_started[task_id] = timezone.now()
 
 
 @task_postrun.connect
 def tally_what_the_task_ended(task_id: str, task: Any, args: Any = (), retval: Any = None, **_: Any) -> None:
-    """A match task that took its match from pending to ended adds it to the metrics' tallies
-    (once: a second delivery finds the match already ended); the sweeper adds the matches it
-    failed (their lease ran out with no attempt left). A tally lost to a database error is
-    logged, never the task's failure."""
-    from lineit_platform.metrics import ENDED, record_match_ended, tallies_add
+    """A match task that found its match pending and leaves it ended adds it to the metrics'
+    tallies, once whatever the number of tasks that played it (record_match_ended marks it); the
+    sweeper adds the matches it failed (their lease ran out with no attempt left). A tally lost to
+    a database error is logged, never the task's failure."""
+    from lineit_platform.metrics import record_failed_since, record_match_ended
 
     try:
         if task.name in MATCH_TASKS and args:
             before = _status_before.pop(task_id, None)
             if before in ("queued", "running"):
                 record_match_ended(args[0])
-        elif task.name == "tournaments.tasks.matches_sweep" and isinstance(retval, dict) and retval.get("failed"):
-            tallies_add({(ENDED, "failed"): float(retval["failed"])})
+        elif task.name == SWEEP_TASK:
+            started = _sweep_started.pop(task_id, None)
+            if started is not None and isinstance(retval, dict) and retval.get("failed"):
+                record_failed_since(started)
     except Exception as error:
         logging.getLogger("lineit.worker").warning("metrics not tallied for task %s: %s", task.name, error)

@@ -11,9 +11,10 @@ What a scrape reads, each cheap whatever the number of matches (no scan of a lar
   match's start to its end) and ``lineit_game_failures_total{kind}``: tallies the workers add to
   as each match ends (record_match_ended, called from lineit_platform/celery.py), kept in the
   database (MetricTally), so that every worker on every host adds to the same numbers and any
-  web process reads them in one query of a few rows. They count the matches a worker's match
-  task ended (finished, or failed there) and those the sweeper failed; a match cancelled by its
-  requester (in the web) is in none;
+  web process reads them in one query of a few rows. They count each match a worker's match
+  task found ended, and those the sweeper failed, once each (MetricTalliedMatch marks a match
+  tallied, whichever task got there first); a match cancelled by its requester (in the web) is
+  in none;
 - ``lineit_queue_messages{queue}``: the messages waiting in each queue, asked of the broker;
 - ``lineit_workers{queue}``: the workers alive on each queue (their heartbeats).
 
@@ -28,12 +29,14 @@ import hmac
 import logging
 import os
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
@@ -81,22 +84,53 @@ def tallies_add(additions: dict[tuple[str, str], float]) -> None:
         )
 
 
+def _first_to_tally(match_id: int) -> bool:
+    """Mark match ``match_id`` tallied; False when it already was (another task got there)."""
+    from lineit_platform.models import MetricTalliedMatch
+
+    now = timezone.now()
+    table = connection.ops.quote_name(MetricTalliedMatch._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (match_id, tallied_at) VALUES (%s, %s) ON CONFLICT (match_id) DO NOTHING",
+            [match_id, now],
+        )
+        first = cursor.rowcount == 1
+    if first:
+        MetricTalliedMatch.objects.filter(tallied_at__lt=now - timedelta(days=1)).delete()
+    return first
+
+
 def record_match_ended(match_id: int) -> None:
-    """Add match ``match_id``, which has just ended, to the tallies: its status, its duration
-    and its games' failures by kind. Called once per match by the task that ended it."""
+    """Add match ``match_id`` to the tallies if it has ended and no task added it yet: its
+    status, its duration and its games' failures by kind, in one transaction with the mark
+    that it is counted. Called after each task that played (part of) a match."""
     from tournaments.models import GameFailure, Match
 
     match = Match.objects.filter(pk=match_id).values("status", "started_at", "finished_at").first()
     if match is None or match["status"] in Match.PENDING:
         return
-    additions: dict[tuple[str, str], float] = {(ENDED, match["status"]): 1.0}
-    if match["started_at"] is not None and match["finished_at"] is not None:
-        seconds = max(0.0, (match["finished_at"] - match["started_at"]).total_seconds())
-        additions |= {(DURATION, _bucket(seconds)): 1.0, (f"{DURATION}_sum", ""): seconds}
-    failures = GameFailure.objects.filter(match_id=match_id).values("kind").annotate(n=Count("id"))
-    for row in failures:
-        additions[(FAILURES, row["kind"])] = float(row["n"])
-    tallies_add(additions)
+    with transaction.atomic():
+        if not _first_to_tally(match_id):
+            return
+        additions: dict[tuple[str, str], float] = {(ENDED, match["status"]): 1.0}
+        if match["started_at"] is not None and match["finished_at"] is not None:
+            seconds = max(0.0, (match["finished_at"] - match["started_at"]).total_seconds())
+            additions |= {(DURATION, _bucket(seconds)): 1.0, (f"{DURATION}_sum", ""): seconds}
+        failures = GameFailure.objects.filter(match_id=match_id).values("kind").annotate(n=Count("id"))
+        for row in failures:
+            additions[(FAILURES, row["kind"])] = float(row["n"])
+        tallies_add(additions)
+
+
+def record_failed_since(since: datetime) -> None:
+    """Tally the matches the sweeper failed from ``since`` on (read on the status index: failed
+    matches are few), each once, as record_match_ended does."""
+    from tournaments.models import Match
+
+    failed = Match.objects.filter(status=Match.Status.FAILED, finished_at__gte=since).order_by()
+    for match_id in failed.values_list("pk", flat=True):
+        record_match_ended(match_id)
 
 
 def match_status(match_id: Any) -> str | None:

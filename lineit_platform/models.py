@@ -36,3 +36,16 @@ class MetricTally(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}{{{self.label}}} = {self.value}"
+
+
+class MetricTalliedMatch(models.Model):
+    """A match already added to the tallies: the first worker to see it ended adds it, whichever
+    task that was (a redelivery, or one of the workers playing a chunked match's parts), and the
+    others find this row. Rows older than a day are removed as new ones come (by then no task of
+    the match is still running), so the table holds about a day of ended matches."""
+
+    match_id = models.BigIntegerField(primary_key=True)
+    tallied_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} tallied"

@@ -21,7 +21,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from redis_server import free_port
 
 from lineit_platform.celery import app
-from lineit_platform.metrics import tallies_add
+from lineit_platform.metrics import record_match_ended, tallies_add
+from lineit_platform.models import MetricTalliedMatch
 from tournaments.services.matches import match_schedule
 from tournaments.tasks import match_run_task
 
@@ -176,3 +177,15 @@ def test_a_match_the_sweeper_fails_is_counted_as_failed(scrape, broker, version_
     before = scrape().get(("lineit_matches_ended_total", (("status", "failed"),)), 0.0)
     assert app.tasks["tournaments.tasks.matches_sweep"].apply().get()["failed"] == 1
     assert scrape()[("lineit_matches_ended_total", (("status", "failed"),))] == before + 1
+    record_match_ended(match.pk)  # its worker was only slow: its task ends, finds it failed
+    assert scrape()[("lineit_matches_ended_total", (("status", "failed"),))] == before + 1
+
+
+def test_a_match_is_tallied_once_whatever_the_number_of_tasks_that_see_it_end(scrape, version_factory) -> None:  # type: ignore[no-untyped-def]
+    match = match_schedule(versions=[version_factory(), version_factory()], games=2, seed=5)
+    match_run_task.apply(args=[match.pk])
+    counted = scrape()[("lineit_matches_ended_total", (("status", "finished"),))]
+    for _ in range(3):  # the other workers of a chunked match, each finishing its part after the end
+        record_match_ended(match.pk)
+    assert scrape()[("lineit_matches_ended_total", (("status", "finished"),))] == counted
+    assert MetricTalliedMatch.objects.filter(match_id=match.pk).count() == 1
