@@ -58,19 +58,24 @@ def min_cost_perfect_matching(
         raise ValueError(f"a perfect matching needs an even number of nodes, not {count}")
     first, second = np.triu_indices(count, k=1)
     if count <= FULL_GRAPH_NODES:
-        matching = _solve(edge_levels, first, second, np.arange(len(first)), count)
-        assert matching is not None  # a complete graph on an even number of nodes
+        matching, perfect = _solve(edge_levels, first, second, np.arange(len(first)), count)
+        assert perfect  # a complete graph on an even number of nodes
         return _pairs(matching, first, second)
     reduced, slack = edge_levels, 0
     if points is not None:
         reduced, slack = _reduced_costs(edge_levels, points, points_level, first, second)
     per_node = FIRST_EDGES_PER_NODE
-    while True:
+    candidates = _candidates(reduced, first, second, count, per_node, points_level)
+    matching, perfect = _solve(edge_levels, first, second, candidates, count)
+    if not perfect:
+        # Those left out get every edge that is clean before the points entry (floats that
+        # avoid rematches and seat clashes, from anywhere in the standings).
+        candidates = np.union1d(candidates, _clean_edges(reduced[:points_level], first, second, matching, count))
+        matching, perfect = _solve(edge_levels, first, second, candidates, count)
+    while not perfect:
+        per_node *= 4  # still no perfect matching: widen the graph (at worst to every edge)
         candidates = _candidates(reduced, first, second, count, per_node, points_level)
-        matching = _solve(edge_levels, first, second, candidates, count)
-        if matching is not None:
-            break
-        per_node *= 4  # no perfect matching among them: widen the graph (at worst to every edge)
+        matching, perfect = _solve(edge_levels, first, second, candidates, count)
     gap = edge_levels[:, matching].sum(axis=1)
     gap[points_level] -= slack  # U - LB, entry by entry
     if points is not None and not gap[:points_level].any():
@@ -80,8 +85,8 @@ def min_cost_perfect_matching(
         if int(edge_levels[points_level, matching].sum()) <= bound:
             return _pairs(matching, first, second)
     # Otherwise only the edges that may be in a least-cost matching, which is then exact.
-    final = _solve(edge_levels, first, second, np.flatnonzero(_at_most(reduced, gap)), count)
-    assert final is not None  # the first matching's edges are all kept
+    final, perfect = _solve(edge_levels, first, second, np.flatnonzero(_at_most(reduced, gap)), count)
+    assert perfect  # the first matching's edges are all kept
     return _pairs(final, first, second)
 
 
@@ -198,8 +203,9 @@ def _solve(
     second: NDArray[np.intp],
     edges: NDArray[np.intp],
     count: int,
-) -> NDArray[np.intp] | None:
-    """The least-cost perfect matching using only ``edges`` (indices), or None if there is none."""
+) -> tuple[NDArray[np.intp], bool]:
+    """The least-cost matching of most edges using only ``edges`` (indices), and whether it is
+    perfect."""
     import numpy as np
     import rustworkx
 
@@ -208,10 +214,32 @@ def _solve(
     graph.add_nodes_from(range(count))
     graph.add_edges_from(list(zip(first[edges].tolist(), second[edges].tolist(), weights)))
     matching = rustworkx.max_weight_matching(graph, max_cardinality=True, weight_fn=_identity)
-    if 2 * len(matching) < count:
-        return None
-    index = {(int(first[edge]), int(second[edge])): int(edge) for edge in edges}
-    return np.array(sorted(index[(min(a, b), max(a, b))] for a, b in matching), dtype=np.intp)
+    ends = np.array(sorted(matching), dtype=np.intp).reshape(-1, 2)
+    low, high = ends.min(axis=1), ends.max(axis=1)
+    # The index of pair (i, j), i < j, in numpy.triu_indices(count, 1) order.
+    index = low * count - low * (low + 1) // 2 + high - low - 1
+    return np.sort(index), 2 * len(matching) == count
+
+
+def _clean_edges(
+    before_points: NDArray[np.int64],
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    matching: NDArray[np.intp],
+    count: int,
+) -> NDArray[np.intp]:
+    """The edges of the nodes that ``matching`` leaves out, those of no cost before the points
+    entry (or all of theirs, for a node that has none such)."""
+    import numpy as np
+
+    left_out = np.ones(count, dtype=bool)
+    left_out[first[matching]] = left_out[second[matching]] = False
+    touching = left_out[first] | left_out[second]
+    clean = ~before_points.any(axis=0)
+    has_clean = np.zeros(count, dtype=bool)
+    has_clean[first[clean]] = has_clean[second[clean]] = True
+    bare = left_out & ~has_clean
+    return np.flatnonzero((touching & clean) | bare[first] | bare[second])
 
 
 def _identity(weight: int) -> int:
