@@ -3,7 +3,9 @@
 ``tournament_start`` freezes the entries (seeded by rating) and creates the first round's matches;
 ``tournament_advance`` records a round once every match of it has ended (a failed or cancelled
 match is a tie between its table) and pairs the next one, or finishes. Each step locks the
-tournament's row and checks its status first, so running it twice changes nothing.
+tournament's row and checks its status first, so running it twice changes nothing; the pairing
+runs between two such locked steps, with the row unlocked, and is written only if the state it
+was paired from is still the tournament's.
 ``tournaments_tick`` is the periodic safety net that starts, advances and makes what is due.
 """
 
