@@ -12,9 +12,10 @@ What a scrape reads, each cheap whatever the number of matches (no scan of a lar
   as each match ends (record_match_ended, called from lineit_platform/celery.py), kept in the
   database (MetricTally), so that every worker on every host adds to the same numbers and any
   web process reads them in one query of a few rows. They count each match a worker's match
-  task found ended, and those the sweeper failed, once each (MetricTalliedMatch marks a match
-  tallied, whichever task got there first); a match cancelled by its requester (in the web) is
-  in none;
+  task found ended, those the sweeper failed and those cancelled, once each (MetricTalliedMatch
+  marks a match tallied, whichever got there first: tournaments/services/matches.py's _ended
+  tallies every match that ends, after commit, and the tasks' hook is kept as a second chance);
+  a cancelled match has no duration;
 - ``lineit_queue_messages{queue}``: the messages waiting in each queue, asked of the broker;
 - ``lineit_workers{queue}``: the workers alive on each queue (their heartbeats).
 
@@ -114,7 +115,7 @@ def record_match_ended(match_id: int) -> None:
         if not _first_to_tally(match_id):
             return
         additions: dict[tuple[str, str], float] = {(ENDED, match["status"]): 1.0}
-        if match["started_at"] is not None and match["finished_at"] is not None:
+        if match["status"] != Match.Status.CANCELLED and match["started_at"] and match["finished_at"]:
             seconds = max(0.0, (match["finished_at"] - match["started_at"]).total_seconds())
             additions |= {(DURATION, _bucket(seconds)): 1.0, (f"{DURATION}_sum", ""): seconds}
         failures = GameFailure.objects.filter(match_id=match_id).values("kind").annotate(n=Count("id"))
@@ -187,7 +188,7 @@ class PlatformCollector(Collector):
                 matches.add_metric([str(status)], pending.get(status, 0))
             yield matches
             ended = CounterMetricFamily(ENDED, "Matches that ended, by how.", labels=["status"])
-            for status in (Match.Status.FINISHED, Match.Status.FAILED):
+            for status in (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED):
                 ended.add_metric([str(status)], tallies.get(ENDED, {}).get(status, 0.0))
             yield ended
             yield _duration(tallies.get(DURATION, {}), tallies.get(f"{DURATION}_sum", {}).get("", 0.0))

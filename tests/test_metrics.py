@@ -189,3 +189,13 @@ def test_a_match_is_tallied_once_whatever_the_number_of_tasks_that_see_it_end(sc
         record_match_ended(match.pk)
     assert scrape()[("lineit_matches_ended_total", (("status", "finished"),))] == counted
     assert MetricTalliedMatch.objects.filter(match_id=match.pk).count() == 1
+
+
+def test_a_cancelled_match_is_counted_as_cancelled(scrape, version_factory, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    from tournaments.services.matches import match_cancel
+
+    match = match_schedule(versions=[version_factory(), version_factory()], games=2, seed=6)
+    before = scrape().get(("lineit_matches_ended_total", (("status", "cancelled"),)), 0.0)
+    with django_capture_on_commit_callbacks(execute=True):
+        match_cancel(match=match)  # by its requester, on a page or through the API: no task sees it end
+    assert scrape()[("lineit_matches_ended_total", (("status", "cancelled"),))] == before + 1

@@ -31,6 +31,7 @@ from lineit.botkit.stops import StopTracker, whole_deal_parts
 from lineit.botkit.untrusted import storable_text
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
+from lineit_platform.metrics import record_match_ended
 from lineit_platform.notifications import notify_match_ended
 from lineit_platform.queueing import BULK, INTERACTIVE, LATER, SOON, WAITED_FOR, resend_lost, send_after_commit
 
@@ -87,6 +88,8 @@ def _ended(match: Match) -> None:
             "tournaments.tasks.tournament_advance_task", tournament, what=f"the advance of tournament {tournament}"
         )
     notify_match_ended(match)  # a requested test match tells who asked, after commit (no query here)
+    # The operator's metrics count it once, whoever ended it (a worker, the sweeper, a cancel).
+    transaction.on_commit(functools.partial(record_match_ended, match.pk), robust=True)
 
 
 def match_duration_check(*, num_players: int, games: int, limits: Limits) -> None:
