@@ -46,7 +46,7 @@ bench: install
 PIP_COMPILE = env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(abspath $(BIN))/pip-compile --quiet --generate-hashes \
 	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links --index-url https://pypi.org/simple
 lock: $(BIN)/.installed
-	$(PIP_COMPILE) -o requirements.lock pyproject.toml
+	$(PIP_COMPILE) --extra s3 -o requirements.lock pyproject.toml
 	cd deploy && $(PIP_COMPILE) -o build-requirements.lock build-requirements.in
 
 clean:
