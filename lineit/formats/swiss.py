@@ -174,15 +174,22 @@ def fill_tables(
     in turn) and improved by the same swaps are tried too, and the best is kept."""
 
     known: dict[tuple[EntrantId, ...], tuple[int, int]] = {}
+    place = {entrant: index for index, entrant in enumerate(order)}
+    meetings = [[0] * len(order) for _ in order]  # by place: a list lookup, not a frozenset's hash
+    for pair, times in met.items():
+        one, other = (place.get(entrant) for entrant in pair)
+        if one is not None and other is not None:
+            meetings[one][other] = meetings[other][one] = times
+    line = [points[entrant] for entrant in order]
 
     def cheap(table: Sequence[EntrantId]) -> tuple[int, int]:
         """Rematches and points spread (the seat excess is dearer: ``excess``)."""
         key = tuple(sorted(table))
         if key not in known:
             rematches = spread = 0
-            for first, second in itertools.combinations(key, 2):
-                rematches += met.get(frozenset((first, second)), 0)
-                spread += (points[first] - points[second]) ** 2
+            for first, second in itertools.combinations([place[entrant] for entrant in key], 2):
+                rematches += meetings[first][second]
+                spread += (line[first] - line[second]) ** 2
             known[key] = (rematches, spread)
         return known[key]
 
@@ -200,14 +207,17 @@ def fill_tables(
     if exact:
         tables = min(_every_split(list(order), table_size), key=total)
     else:
-        tables = _improve([list(order[at : at + table_size]) for at in range(0, len(order), table_size)], cheap, excess)
+        screen = _SwapScreen(order, points, met)
+        tables = _improve(
+            [list(order[at : at + table_size]) for at in range(0, len(order), table_size)], cheap, excess, screen
+        )
     for first_seat in range(table_size if seats is not None and not exact else 0):
         if total(tables)[1] == 0:
             break
         seat_first = seat_first_tables(order, points, met, table_size, cast(SeatBook, seats), first_seat)
         if seat_first is None:
             break
-        seat_first = _improve(seat_first, cheap, excess)
+        seat_first = _improve(seat_first, cheap, excess, _SwapScreen(order, points, met))
         if total(seat_first) < total(tables):
             tables = seat_first
     rank = {entrant: index for index, entrant in enumerate(order)}
@@ -235,18 +245,63 @@ def _every_split(entrants: list[EntrantId], table_size: int) -> Iterator[list[li
             yield [[first, *others], *split]
 
 
+class _SwapScreen:
+    """Which pairs of tables have a swap that could lower their cost, all pairs at once (numpy):
+    a swap of x (table A) and y (table B) changes the rematches by what y and x meet in A and in
+    B, and the spread likewise. A pair none of whose swaps could gives none (every swap is
+    reverted), so the search need not try it."""
+
+    def __init__(
+        self, order: Sequence[EntrantId], points: Mapping[EntrantId, int], met: Mapping[frozenset[EntrantId], int]
+    ) -> None:
+        import numpy as np
+
+        self.index = {entrant: place for place, entrant in enumerate(order)}
+        line = np.array([points[entrant] for entrant in order], dtype=np.int64)
+        self.gaps = np.subtract.outer(line, line) ** 2
+        self.met = np.zeros((len(order), len(order)), dtype=np.int64)
+        for pair, times in met.items():
+            one, other = (self.index.get(entrant) for entrant in pair)
+            if one is not None and other is not None:
+                self.met[one, other] = self.met[other, one] = times
+
+    def promising(self, tables: Sequence[Sequence[EntrantId]], excess: Sequence[int]) -> NDArray[np.bool_]:
+        """``[a, b]``: whether some swap between tables a and b is not sure to be refused."""
+        import numpy as np
+
+        members = np.array([[self.index[entrant] for entrant in table] for table in tables], dtype=np.intp)
+        count = len(tables)
+        x = members[:, None, :, None]  # x: entrant i of table a, leaving it for table b
+        y = members[None, :, None, :]  # y: entrant j of table b, leaving it for table a
+        table_a = np.arange(count)[:, None, None, None]
+        table_b = np.arange(count)[None, :, None, None]
+        deltas = []
+        for matrix in (self.met, self.gaps):
+            sums = matrix[:, members].sum(axis=2)  # [v, t]: what v meets (or its gaps to) at table t
+            deltas.append(
+                sums[y, table_a] - matrix[y, x] - sums[x, table_a] + sums[x, table_b] - matrix[x, y] - sums[y, table_b]
+            )
+        rematches, spread = deltas
+        seat_excess = np.asarray(excess, dtype=np.int64)
+        excess_before = (seat_excess[:, None] + seat_excess[None, :])[:, :, None, None]
+        possible = (rematches < 0) | ((rematches == 0) & ((excess_before > 0) | (spread < 0)))
+        return possible.any(axis=(2, 3))
+
+
 def _improve(
     tables: list[list[EntrantId]],
     cheap: Callable[[Sequence[EntrantId]], tuple[int, int]],
     excess: Callable[[Sequence[EntrantId]], int],
+    screen: _SwapScreen | None = None,
 ) -> list[list[EntrantId]]:
     """Swap two entrants of different tables while that lowers the cost of those two tables
     (rematches, seat excess, points spread, compared in that order).
 
     The same swaps as comparing whole costs each time, found faster: the seat excess (the dear
-    entry) is only worked out when the rematches and the spread leave the comparison open, and
-    a pair of tables that gave no swap is not tried again until one of them has changed (it
-    would give none again)."""
+    entry) is only worked out when the rematches and the spread leave the comparison open; a
+    pair of tables that gave no swap is not tried again until one of them has changed (it
+    would give none again); and, with ``screen``, each pass skips the pairs of tables still as
+    they were when it began of which no swap could lower the cost."""
     version = [0] * len(tables)
     settled: dict[tuple[int, int], tuple[int, int]] = {}
 
@@ -257,8 +312,13 @@ def _improve(
     improved = True
     while improved:
         improved = False
+        at_start = list(version)
+        promising = screen.promising(tables, [excess(table) for table in tables]) if screen else None
         for a, b in itertools.combinations(range(len(tables)), 2):
             if settled.get((a, b)) == (version[a], version[b]):
+                continue
+            if promising is not None and (version[a], version[b]) == (at_start[a], at_start[b]) and not promising[a, b]:
+                settled[(a, b)] = (version[a], version[b])
                 continue
             first, second = tables[a], tables[b]
             rematches, spread = pair_cheap(first, second)

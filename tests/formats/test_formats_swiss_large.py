@@ -215,4 +215,8 @@ def test_table_swaps_are_the_old_swaps(table_size: int, tables: int, seed: int) 
     rng.shuffle(start)
     old = old_improve([list(table) for table in start], total)
     new = swiss._improve([list(table) for table in start], cheap, seats.excess)
+    screened = swiss._improve(
+        [list(table) for table in start], cheap, seats.excess, swiss._SwapScreen(entrants, points, met)
+    )
     assert new == old
+    assert screened == old
