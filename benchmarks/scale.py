@@ -550,10 +550,9 @@ def measure_ladder_tick() -> None:
 
 def api_paths(rng: random.Random, only: str | None, ids: dict[str, Any], pages: int) -> tuple[str, str]:
     name = only or API_ENDPOINTS[rng.randrange(len(API_ENDPOINTS))]
-    cursors = ids["bot_cursors"]
     path = {
         "leaderboard": lambda: f"/api/leaderboard/?ruleset={RULESET}&page={rng.randint(1, pages)}",
-        "bot list": lambda: "/api/bots/" + (f"?cursor={rng.choice(cursors)}" if cursors and rng.random() < 0.5 else ""),
+        "bot list": lambda: f"/api/bots/?page={rng.randint(1, pages)}",
         "bot detail": lambda: f"/api/bots/{rng.choice(ids['bots'])}/",
         "bot's matches": lambda: f"/api/matches/?bot={rng.choice(ids['bots'])}",
         "match detail": lambda: f"/api/matches/{rng.randint(1, ids['matches'][0])}/",
@@ -570,7 +569,7 @@ def measure_api(args: argparse.Namespace) -> None:
 
     _, matches, games = filled_sizes()
     bot_ids = list(Bot.objects.values_list("pk", flat=True))
-    ids: dict[str, Any] = {"bots": bot_ids, "matches": [matches], "games": [games], "bot_cursors": []}
+    ids: dict[str, Any] = {"bots": bot_ids, "matches": [matches], "games": [games]}
     server_args = argparse.Namespace(
         workers=args.workers, threads=args.threads, worker_class="gthread", clients=args.clients,
         seconds=args.seconds, warmup=3.0, python_clients=False,
@@ -586,7 +585,6 @@ def measure_api(args: argparse.Namespace) -> None:
         port = api_benchmark.free_port()
         server = api_benchmark.start_gunicorn(port, server_args, cache)
         try:
-            ids["bot_cursors"] = ids["bot_cursors"] or _bot_cursors(port)
             rng = random.Random(7)
             for only in [*([] if cache or args.mix_only else API_ENDPOINTS), None]:
                 paths = [api_paths(rng, only, ids, 10)[1] for _ in range(5000)]
@@ -597,23 +595,6 @@ def measure_api(args: argparse.Namespace) -> None:
         finally:
             api_benchmark.stop(server)
     api_benchmark.report(results, server_args)
-
-
-def _bot_cursors(port: int) -> list[str]:
-    import http.client
-    from urllib.parse import parse_qs, urlsplit
-
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    cursors, path = [], "/api/bots/?page_size=100"
-    for _ in range(10):
-        connection.request("GET", path, headers={"Accept": "application/json"})
-        body = json.loads(connection.getresponse().read())
-        if not body.get("next"):
-            break
-        cursors.append(parse_qs(urlsplit(body["next"]).query)["cursor"][0])
-        path = f"/api/bots/?page_size=100&cursor={cursors[-1]}"
-    connection.close()
-    return cursors
 
 
 def measure_pages(port: int, bot_ids: list[int]) -> None:

@@ -67,19 +67,23 @@ def entrant_rows(ids: list[int]) -> NDArray[np.int64]:
     return np.array(list(rows), dtype=np.int64).reshape(-1, 3)
 
 
-def game_arrays(ids: list[int]) -> GameArrays:
+def game_arrays(ids: list[int], *, deals: bool = False) -> GameArrays:
+    """The games of these matches; their deals only if asked (zeros otherwise)."""
     if fast_reads():
         # From the index that holds seats and ranks (migration 0013): the rows hold replays too.
-        keys, digits = _packed(
-            "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint) || int8send(deal::bigint)"
-            " || int8send(jsonb_array_length(seats)::bigint), ''::bytea),"
-            " string_agg(convert_to(translate(seats::text || ranks::text, '[], ', ''), 'SQL_ASCII'), ''::bytea)"
+        # The JSON as PostgreSQL writes it, one text for all: the cheapest for it to make (an
+        # expression per row cost it twice as much), its digits and brackets read by numpy.
+        deal_column = "string_agg(int8send(deal::bigint), ''::bytea)" if deals else "NULL"
+        keys, text, deal_bytes = _packed(
+            f"SELECT string_agg(int8send((match_id::bigint << {INDEX_BITS}) | index), ''::bytea),"
+            f" convert_to(string_agg(seats::text || ranks::text, ''), 'SQL_ASCII'), {deal_column}"
             " FROM tournaments_game WHERE match_id = ANY(%s)",
             ids,
         )
-        fixed = np.frombuffer(keys, dtype=">i8").astype(np.int64).reshape(-1, 4)
-        match_id, index, deal, sizes = fixed[:, 0], fixed[:, 1], fixed[:, 2], fixed[:, 3]
-        flat = np.frombuffer(digits, dtype=np.uint8).astype(np.int64) - ord("0")
+        key = np.frombuffer(keys, dtype=">i8").astype(np.int64)
+        match_id, index = key >> INDEX_BITS, key & ((1 << INDEX_BITS) - 1)
+        deal = np.frombuffer(deal_bytes, dtype=">i8").astype(np.int64) if deals else np.zeros_like(key)
+        sizes, flat = _seats_and_ranks(np.frombuffer(text, dtype=np.uint8))
     else:
         rows = list(Game.objects.filter(match_id__in=ids).values_list("match_id", "index", "deal", "seats", "ranks"))
         match_id, index, deal = (np.array([row[c] for row in rows], dtype=np.int64) for c in range(3))
@@ -97,6 +101,24 @@ def game_arrays(ids: list[int]) -> GameArrays:
     return GameArrays(match_id, index, deal, seats, ranks, sizes)
 
 
+INDEX_BITS = 24  # a game's index within its match, packed beside the match's id
+
+
+def _seats_and_ranks(text: NDArray[np.uint8]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """From "[0, 1][2, 1][1, 0][1, 2]...": each game's seats count, and its seats then ranks as
+    one flat array. Every value is one digit (at most five seats); anything else is refused."""
+    digit = (text >= ord("0")) & (text <= ord("9"))
+    if np.any(digit[1:] & digit[:-1]):
+        raise ValueError("a stored game's seats or ranks are not single digits")
+    opening = np.flatnonzero(text == ord("["))
+    before = np.concatenate([[0], np.cumsum(digit)])[opening]  # digits before each bracket
+    counts = np.diff(np.concatenate([before, [int(digit.sum())]]))
+    seats, ranks = counts[0::2], counts[1::2]
+    if len(seats) != len(ranks) or np.any(seats != ranks):
+        raise ValueError("a stored game has not one rank per seat")
+    return seats.astype(np.int64), text[digit].astype(np.int64) - ord("0")
+
+
 @dataclass
 class EventRows:
     match_id: NDArray[np.int64]
@@ -109,14 +131,15 @@ def rating_event_rows(ids: list[int]) -> EventRows:
     """(match, game index, version, after) of the stored rating events of these matches."""
     if fast_reads():
         (data,) = _packed(
-            "SELECT string_agg(int8send(match_id::bigint) || int8send(game_index::bigint)"
+            f"SELECT string_agg(int8send((match_id::bigint << {INDEX_BITS}) | game_index)"
             " || int8send(version_id::bigint) || float8send(after), ''::bytea)"
             " FROM tournaments_ratingevent WHERE match_id = ANY(%s)",
             ids,
         )
-        rows = np.frombuffer(data, dtype=[("m", ">i8"), ("g", ">i8"), ("v", ">i8"), ("a", ">f8")])
-        match_id, game_index, version_id = (rows[name].astype(np.int64) for name in ("m", "g", "v"))
-        after = rows["a"].astype(np.float64)
+        rows = np.frombuffer(data, dtype=[("key", ">i8"), ("version", ">i8"), ("after", ">f8")])
+        key = rows["key"].astype(np.int64)
+        match_id, game_index = key >> INDEX_BITS, key & ((1 << INDEX_BITS) - 1)
+        version_id, after = rows["version"].astype(np.int64), rows["after"].astype(np.float64)
     else:
         found = list(
             RatingEvent.objects.filter(match_id__in=ids).values_list("match_id", "game_index", "version_id", "after")

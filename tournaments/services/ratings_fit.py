@@ -48,7 +48,7 @@ def rated_game_arrays(*, ruleset: str, rules_version: str) -> tuple[list[int], G
         entrants = entrant_rows(chunk)
         by_entrant = np.full((len(chunk), MAX_PLAYERS), -1, dtype=np.int64)
         by_entrant[places(entrants[:, 0]), entrants[:, 1]] = entrants[:, 2]
-        games = game_arrays(chunk)
+        games = game_arrays(chunk, deals=True)
         place = places(games.match_id)
         groups = games.match_id * DEALS_PER_MATCH + games.deal
         for size in np.unique(games.sizes).tolist():
