@@ -117,3 +117,15 @@ def test_the_recompute_rewrites_a_tampered_log_to_what_the_writer_wrote(history)
         RatingEvent.objects.values_list("key", "match_id", "game_index", "before", "after", "delta", "k")
     )
     assert rewritten == written  # every field, exactly as the writer's EloTable gave it
+
+
+def test_a_stored_game_the_packed_read_cannot_hold_is_refused_not_misread(history) -> None:  # type: ignore[no-untyped-def]
+    """Seats and ranks are read as single digits: a value of two digits is an error, never two
+    values."""
+    from tournaments.models import Game
+
+    game = Game.objects.filter(match=history[0]).first()
+    assert game is not None
+    Game.objects.filter(pk=game.pk).update(ranks=[10] * len(game.ranks))
+    with pytest.raises(ValueError, match="not single digits"):
+        ratings_recompute()
