@@ -26,3 +26,9 @@ class Forbidden(ApplicationError):
 
 class Conflict(ApplicationError):
     code = "conflict"
+
+
+class Unavailable(ApplicationError):
+    """Something the platform depends on (the bot storage) does not answer now: try again later."""
+
+    code = "unavailable"

@@ -52,15 +52,32 @@ def broker_queues() -> dict[str, int] | None:
     return answer["queues"] if answer["ok"] else None
 
 
-def _workers() -> dict[str, Any]:
+def _workers(*, names: bool) -> dict[str, Any]:
+    """The workers alive on each queue and the beats: their node names for staff and the metrics
+    token's bearer, only how many for anyone else (the names say which hosts run the platform)."""
     from lineit_platform.heartbeats import beats_alive, workers_by_queue
 
     try:
         serving, beats = workers_by_queue(QUEUES), beats_alive()
     except DatabaseError as error:
         return {"ok": False, "error": _one_line(error)}
-    missing = [queue for queue, names in serving.items() if not names] + ([] if beats else ["beat"])
+    missing = [queue for queue, alive in serving.items() if not alive] + ([] if beats else ["beat"])
+    if not names:
+        return {
+            "ok": not missing,
+            "queues": {queue: len(alive) for queue, alive in serving.items()},
+            "beat": len(beats),
+            "missing": missing,
+        }
     return {"ok": not missing, "queues": serving, "beat": beats, "missing": missing}
+
+
+def _names_shown(request: HttpRequest) -> bool:
+    from lineit_platform.metrics import metrics_token_given
+
+    return bool(getattr(request.user, "is_staff", False)) or (
+        bool(settings.METRICS_TOKEN) and metrics_token_given(request)
+    )
 
 
 def _broker() -> dict[str, Any]:
@@ -86,7 +103,11 @@ def _broker() -> dict[str, Any]:
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
     database, broker = _database(), _broker()
-    workers = _workers() if database["ok"] else {"ok": False, "error": "the database does not answer"}
+    workers = (
+        _workers(names=_names_shown(request))
+        if database["ok"]
+        else {"ok": False, "error": "the database does not answer"}
+    )
     ok = database["ok"] and broker["ok"]
     degraded = not workers["ok"]
     body = {"ok": ok, "degraded": degraded, "database": database, "broker": broker, "workers": workers}

@@ -226,7 +226,7 @@ def scrape() -> bytes:
     return own + generate_latest(_platform)
 
 
-def _authorised(request: HttpRequest) -> bool:
+def metrics_token_given(request: HttpRequest) -> bool:
     given = request.headers.get("Authorization", "")
     scheme, _, token = given.partition(" ")
     expected = settings.METRICS_TOKEN
@@ -238,7 +238,7 @@ def _authorised(request: HttpRequest) -> bool:
 def metrics(request: HttpRequest) -> HttpResponse:
     if not settings.METRICS_TOKEN:
         raise Http404("metrics are off: set METRICS_TOKEN")
-    if not _authorised(request):
+    if not metrics_token_given(request):
         response = HttpResponse("send Authorization: Bearer <METRICS_TOKEN>\n", status=401, content_type="text/plain")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response

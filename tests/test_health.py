@@ -15,6 +15,7 @@ import pytest
 import redis
 from celery_processes import CeleryProcess, wait_for, worker
 from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
@@ -97,9 +98,14 @@ def test_a_real_worker_and_beat_beat_and_a_warm_shutdown_removes_the_worker(clie
         wait_for(lambda: WorkerHeartbeat.objects.filter(name__startswith="beat@").exists(), "the beat's heartbeat")
         (beat_name,) = WorkerHeartbeat.objects.filter(name__startswith="beat@").values_list("name", flat=True)
         body = client.get("/health/").json()
+        assert body["workers"]["queues"] == {"interactive": 1, "bulk": 1, "housekeeping": 0}  # anyone: counts
+        assert body["workers"]["beat"] == 1
+        assert body["degraded"] is True and body["workers"]["missing"] == ["housekeeping"]
+        client.force_login(get_user_model().objects.create(username="operator", is_staff=True))
+        body = client.get("/health/").json()  # staff: which workers
         assert body["workers"]["queues"] == {"interactive": [name], "bulk": [name], "housekeeping": []}
         assert body["workers"]["beat"] == [beat_name]
-        assert body["degraded"] is True and body["workers"]["missing"] == ["housekeeping"]
+        client.logout()
         assert worker_health(beat_name).returncode == 0
         assert client.get("/health/").status_code == 200
         assert client.get("/health/?workers=required").status_code == 503

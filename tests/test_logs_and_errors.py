@@ -27,6 +27,8 @@ from lineit_platform.celery import app
 @app.task(name="tests.a_task_that_logs_then_fails")
 def a_task():
     logging.getLogger("lineit.test").info("inside the task")
+    connection_parameters = {"user": "lineit", "password": "Sup3rS3cret-in-a-dict"}  # as Django's are
+    url = "postgres://lineit:Sup3rS3cret-in-a-url@db:5432/lineit"
     raise ValueError("boom in a task")
 
 logging.getLogger("lineit.test").warning("hello %s", "operator")
@@ -110,3 +112,5 @@ def test_sentry_gets_the_failed_task_and_the_error_log() -> None:
     assert "a handled error" in text  # an ERROR log record
     assert '"environment":"test"' in text.replace(" ", "")
     assert '"release":"lineit-arena@' in text.replace(" ", "")
+    # no frame's variables: a connection's parameters (a password inside a dict), a URL with one
+    assert "Sup3rS3cret" not in text and "connection_parameters" not in text

@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import socket
-
 from celery import shared_task
 from django.conf import settings
 
 from lineit.botkit.referee import PlatformFailure
-
-
-def _worker_name(hostname: str | None) -> str:
-    return f"{hostname or socket.gethostname()}:{os.getpid()}"
 
 
 @shared_task(
@@ -25,10 +18,10 @@ def _worker_name(hostname: str | None) -> str:
 )
 def match_run_task(self, match_id: int) -> str | None:
     from lineit.sandbox import SandboxUnavailable
-    from tournaments.services.matches import match_execute
+    from tournaments.services.matches import match_execute, worker_name
 
     try:
-        match = match_execute(match_id=match_id, worker=_worker_name(self.request.hostname))
+        match = match_execute(match_id=match_id, worker=worker_name(self.request.hostname))
     except (PlatformFailure, SandboxUnavailable) as error:
         # The match went back to the queue (or failed when out of attempts); try again later.
         raise self.retry(exc=error, countdown=settings.MATCH_RETRY_DELAY_SECONDS) from error

@@ -33,6 +33,7 @@ APPLICATION_STATUS = {
     "not_found": status.HTTP_404_NOT_FOUND,
     "forbidden": status.HTTP_403_FORBIDDEN,
     "conflict": status.HTTP_409_CONFLICT,
+    "unavailable": status.HTTP_503_SERVICE_UNAVAILABLE,
     "quota_exceeded": status.HTTP_429_TOO_MANY_REQUESTS,
     "throttled": status.HTTP_429_TOO_MANY_REQUESTS,
 }

@@ -277,3 +277,20 @@ def test_an_archive_inside_the_zip_is_refused_and_stores_nothing(alice, as_user,
     error = assert_error(upload(as_user(alice), bot.pk, buffer.getvalue(), "bot.zip"), 400, "upload_rejected")
     assert "'data.bin' is a gzip archive" in error["message"]
     assert not BotVersion.objects.exists()
+
+
+def test_a_source_the_storage_cannot_read_is_a_503_not_a_500(alice, as_user, version_factory, settings) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    version = version_factory(bot__owner=alice)
+    stored = Path(settings.MEDIA_ROOT) / version.path
+    content = stored.read_bytes()  # shared by every version of the same code: put back after
+    stored.unlink()
+    stored.mkdir()  # there, but not a file the storage can read (as an object store's refusal)
+    try:
+        response = as_user(alice).get(f"/api/versions/{version.pk}/source/")
+    finally:
+        stored.rmdir()
+        stored.write_bytes(content)
+    assert_error(response, 503, "unavailable")
+    assert "try again later" in response.json()["error"]["message"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import socket
 import subprocess
 from datetime import timedelta
 
@@ -22,14 +21,17 @@ from lineit.botkit.schedule import longest_seconds
 from lineit.botkit.stops import whole_deal_parts
 from tournaments.models import Game, GameFailure, LiveGame, Match, MatchChunk, RatingEvent
 from tournaments.services.matches import (
+    Superseded,
     _Progress,
     chunk_claim,
     chunk_record,
     chunk_release,
     match_claim,
     match_execute,
+    match_requeue,
     match_schedule,
     match_spec,
+    worker_name,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("small_chunks")]
@@ -44,15 +46,19 @@ def small_chunks():  # type: ignore[no-untyped-def]
         yield
 
 
-def _play(match: Match, chunk: MatchChunk, worker_attempt: int | None = None):  # type: ignore[no-untyped-def]
+def _play(match: Match, chunk: MatchChunk):  # type: ignore[no-untyped-def]
     """The games of one chunk, played as match_execute plays them."""
+    return _play_with(match, chunk, _Progress(match.pk, match.attempts, chunk=chunk))
+
+
+def _play_with(match: Match, chunk: MatchChunk, progress: _Progress):  # type: ignore[no-untyped-def]
     sources = [entrant.version.source() for entrant in match.entrants.order_by("index")]
     spec = dataclasses.replace(match_spec(match), shard=range(chunk.first, chunk.stop))
     return sandbox_match_run(
         spec=spec,
         sources=sources,
         limits=Limits.from_dict(match.limits),
-        on_game=_Progress(match.pk, match.attempts, chunk=chunk.pk),
+        on_game=progress,
         stopped=frozenset(chunk.stopped),
     )
 
@@ -136,14 +142,59 @@ def test_a_chunk_of_a_dead_process_on_this_host_is_taken_at_once(version_factory
     assert match_claim(match_id=match.pk, worker="w") is not None
     gone = subprocess.Popen(["true"])
     gone.wait()  # its pid is free: no process has it (until the system hands it out again)
-    alive = f"celery@{socket.gethostname()}:{os.getpid()}"
-    dead = f"celery@{socket.gethostname()}:{gone.pid}"
+    alive = worker_name("celery@host")  # this process
+    dead = alive.rpartition(":")[0] + f":{gone.pid}"
+    elsewhere = f"celery@host:another-boot-or-namespace:{gone.pid}"  # a pid of another process space
+    assert alive.endswith(f":{os.getpid()}")
     first = chunk_claim(match_id=match.pk, worker=alive)
     second = chunk_claim(match_id=match.pk, worker=dead)
     assert first is not None and second is not None
     taken = chunk_claim(match_id=match.pk, worker="other")  # long before the dead one's deadline
     assert taken is not None and (taken.pk, taken.attempts) == (second.pk, 2)
-    assert chunk_claim(match_id=match.pk, worker="other") is None  # the live one's chunk stays its own
+    assert chunk_claim(match_id=match.pk, worker="another") is None  # the live one's chunk stays its own
+    MatchChunk.objects.filter(pk=taken.pk).update(worker=elsewhere)
+    assert chunk_claim(match_id=match.pk, worker="another") is None  # a dead-looking pid elsewhere: its lease decides
+
+
+def test_a_claim_tried_again_gets_the_workers_own_chunk_back(version_factory) -> None:  # type: ignore[no-untyped-def]
+    match = match_schedule(versions=[version_factory(), version_factory()], games=4, limits=QUICK)
+    assert match_claim(match_id=match.pk, worker="w") is not None
+    first = chunk_claim(match_id=match.pk, worker="w")
+    again = chunk_claim(match_id=match.pk, worker="w")  # its commit went unconfirmed: asked again
+    assert first is not None and again is not None and (again.pk, again.attempts) == (first.pk, 1)
+    assert MatchChunk.objects.filter(match=match, status="running").count() == 1
+
+
+def test_a_superseded_attempt_stops_playing_and_never_renews_the_new_ones_lease(version_factory) -> None:  # type: ignore[no-untyped-def]
+    match = match_schedule(versions=[version_factory(), version_factory()], games=4, limits=QUICK)
+    claimed = match_claim(match_id=match.pk, worker="w1")
+    assert claimed is not None
+    old = chunk_claim(match_id=match.pk, worker="w1")
+    assert old is not None
+    MatchChunk.objects.filter(pk=old.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    new = chunk_claim(match_id=match.pk, worker="w2")
+    assert new is not None and new.pk == old.pk and new.attempts == 2
+    renewed_by_new = MatchChunk.objects.get(pk=new.pk).deadline
+    progress = _Progress(match.pk, claimed.attempts, chunk=old)
+    progress.every = 0  # renew at every game
+    with pytest.raises(Superseded):
+        _play_with(claimed, old, progress)
+    assert MatchChunk.objects.get(pk=new.pk).deadline == renewed_by_new  # w1 did not keep w2's lease alive
+    assert match_execute(match_id=match.pk, worker="w3") is not None  # w2 is alive: w3 plays the other chunk
+    assert MatchChunk.objects.get(pk=new.pk).worker == "w2"
+
+
+def test_requeuing_a_running_match_gives_its_chunks_another_try(version_factory) -> None:  # type: ignore[no-untyped-def]
+    match = match_schedule(versions=[version_factory(), version_factory()], games=4, limits=QUICK)
+    running = match_claim(match_id=match.pk, worker="w")
+    assert running is not None
+    MatchChunk.objects.filter(match=match, first=0).update(
+        status="running", attempts=match.max_attempts, worker="gone", deadline=timezone.now()
+    )  # its leases kept running out: on its last attempt
+    match_requeue(match=running)
+    done = match_execute(match_id=match.pk, worker="w")
+    assert done is not None and done.status == "finished"
+    assert MatchChunk.objects.get(match=match, first=0).attempts == match.max_attempts
 
 
 def test_a_platform_failure_keeps_the_chunks_recorded(version_factory) -> None:  # type: ignore[no-untyped-def]

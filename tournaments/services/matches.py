@@ -13,12 +13,14 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q, Sum
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -253,7 +255,7 @@ def match_execute(*, match_id: int, worker: str) -> Match | None:
             _database_retried(chunk_release, chunk_id=chunk.pk, attempt=chunk.attempts, error="", retry=True)
             _queue(match)
             break
-        progress = _Progress(match.pk, match.attempts, chunk=chunk.pk)
+        progress = _Progress(match.pk, match.attempts, chunk=chunk)
         try:
             result = sandbox_match_run(
                 spec=dataclasses.replace(match_spec(match), shard=range(chunk.first, chunk.stop)),
@@ -264,6 +266,9 @@ def match_execute(*, match_id: int, worker: str) -> Match | None:
                 on_game=progress,
                 stopped=frozenset(chunk.stopped),
             )
+        except Superseded as error:
+            logger.info("%s: another attempt has them; this one stops", error)
+            continue
         except BaseException as error:
             if isinstance(error, PlatformFailure) and error.detail:
                 logger.warning("match %s: %s; sandbox output: %s", match.pk, error, error.detail[-2000:])
@@ -300,12 +305,31 @@ def _database_retried(call: Callable[..., _Result], **kwargs: Any) -> _Result:
             pause = min(pause * 2, 5.0)
 
 
+@functools.cache
+def _process_space() -> str:
+    """Which processes a pid names here: this boot of this kernel and this PID namespace. Two
+    containers (or cloned hosts) may share a host name, never all three."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8]
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return ""
+    return f"{boot}-{namespace}"
+
+
+def worker_name(node: str | None) -> str:
+    """This worker process's name on its match and chunk rows: ``node:space:pid`` (its Celery node
+    name, _process_space, its pid), from which _worker_gone can tell a dead process of this host."""
+    return f"{node or socket.gethostname()}:{_process_space()}:{os.getpid()}"
+
+
 def _worker_gone(worker: str) -> bool:
-    """Whether the worker process named ``worker`` (``node@host:pid``, tasks._worker_name) is
-    known to be dead: it ran on this host (the same host name) and its process is gone. A worker
-    on another host is gone only when its lease runs out."""
-    node, _, pid = worker.rpartition(":")
-    if not pid.isdigit() or node.rpartition("@")[2] != socket.gethostname():
+    """Whether the worker process named ``worker`` (worker_name) is known to be dead: it ran in
+    this process space (this boot, this PID namespace) and its process is gone. A worker
+    elsewhere is gone only when its lease runs out."""
+    rest, _, pid = worker.rpartition(":")
+    _, _, space = rest.rpartition(":")
+    if not pid.isdigit() or not space or space != _process_space():
         return False
     try:
         os.kill(int(pid), 0)
@@ -325,7 +349,13 @@ def chunk_claim(*, match_id: int, worker: str) -> MatchChunk | None:
     if match is None:
         return None
     now = timezone.now()
-    for chunk in match.chunks.exclude(status=MatchChunk.Status.FINISHED).order_by("first"):
+    unfinished = list(match.chunks.exclude(status=MatchChunk.Status.FINISHED).order_by("first"))
+    for chunk in unfinished:
+        if chunk.status == MatchChunk.Status.RUNNING and chunk.worker == worker[:200]:
+            # this worker's already: a claim whose commit was not confirmed, tried again
+            MatchChunk.objects.filter(pk=chunk.pk).update(deadline=match_deadline(now))
+            return chunk
+    for chunk in unfinished:
         if chunk.status == MatchChunk.Status.QUEUED or chunk.deadline < now or _worker_gone(chunk.worker):
             break
     else:
@@ -465,12 +495,18 @@ def chunk_release(*, chunk_id: int, attempt: int, error: str, retry: bool = Fals
     return match
 
 
+class Superseded(Exception):
+    """The chunk being played is no longer this attempt's (claimed again elsewhere, its match
+    requeued, cancelled or re-planned): playing on would be for nothing."""
+
+
 class _Progress:
     """Counts games as they finish and renews the leases (the chunk's, when given, and the
     match's), writing at most every tenth of a lease (progress only: results are written when
-    a chunk ends). A database that does not answer loses a live game, never the chunk."""
+    a chunk ends). A database that does not answer loses a live game, never the chunk. A chunk
+    found to be another attempt's when its lease is renewed stops the play (Superseded)."""
 
-    def __init__(self, match_id: int, attempt: int, *, chunk: int | None = None) -> None:
+    def __init__(self, match_id: int, attempt: int, *, chunk: MatchChunk | None = None) -> None:
         self.match_id = match_id
         self.attempt = attempt
         self.chunk = chunk
@@ -482,6 +518,8 @@ class _Progress:
         self.played += 1
         try:
             self._write(record)
+        except Superseded:
+            raise
         except DatabaseError as error:
             logger.warning("match %s: progress not written (%s)", self.match_id, error)
             if not connection.in_atomic_block:
@@ -490,6 +528,8 @@ class _Progress:
     def _write(self, record: GameRecord) -> None:
         # The game, to be watched at once: one row, in its own transaction (a stale attempt's
         # rows are never shown, and are removed when its chunk is claimed again or the match ends).
+        if self.chunk is not None:  # a row of an earlier attempt of this game (one that went on) gives way
+            LiveGame.objects.filter(match_id=self.match_id, index=record.index).exclude(attempt=self.attempt).delete()
         LiveGame.objects.bulk_create(
             [
                 LiveGame(
@@ -508,7 +548,15 @@ class _Progress:
             self.written = time.monotonic()
             deadline = match_deadline(timezone.now())
             if self.chunk is not None:
-                MatchChunk.objects.filter(pk=self.chunk, status=MatchChunk.Status.RUNNING).update(deadline=deadline)
+                mine = MatchChunk.objects.filter(
+                    pk=self.chunk.pk,
+                    status=MatchChunk.Status.RUNNING,
+                    attempts=self.chunk.attempts,
+                    worker=self.chunk.worker,
+                    match__status=Match.Status.RUNNING,
+                )
+                if not mine.update(deadline=deadline):
+                    raise Superseded(f"games {self.chunk.first + 1}-{self.chunk.stop} of match {self.match_id}")
             played = LiveGame.objects.filter(match_id=self.match_id).count()
             Match.objects.filter(pk=self.match_id, status=Match.Status.RUNNING).update(
                 games_played=max(played, self.played), deadline=deadline
@@ -684,6 +732,10 @@ def match_requeue(*, match: Match) -> Match:
         match.queued_at = timezone.now()
         match.attempts = min(match.attempts, match.max_attempts - 1)
         match.save(update_fields=["status", "queued_at", "attempts"])
+        # and each chunk not recorded one more try (a chunk out of attempts would fail it at once)
+        match.chunks.exclude(status=MatchChunk.Status.FINISHED).update(
+            status=MatchChunk.Status.QUEUED, attempts=Least(F("attempts"), match.max_attempts - 1)
+        )
         _queue(match)
         return match
     if match.status in (Match.Status.FAILED, Match.Status.CANCELLED):

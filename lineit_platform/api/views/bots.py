@@ -4,6 +4,7 @@ their failure health, and put a version taken off the ladder back on it (owner o
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -21,7 +22,7 @@ from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_ladder_restore, bot_version_retire, bot_version_upload
 from bots.storage import bot_code_storage
 from bots.uploads import UploadRejected
-from lineit_platform.errors import NotFound
+from lineit_platform.errors import NotFound, Unavailable
 from tournaments.models import RatingEvent
 from tournaments.selectors.matches import head_to_head
 from tournaments.selectors.versions import failure_health
@@ -41,6 +42,8 @@ from ..serializers import (
 from ..throttling import WriteThrottle
 
 ID_PATTERN = r"[0-9]+"
+
+logger = logging.getLogger(__name__)
 
 
 def versions_queryset() -> QuerySet[BotVersion]:
@@ -168,6 +171,9 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
             stored = bot_code_storage().open(version.path, "rb")
         except FileNotFoundError:
             raise NotFound(f"the code of {version.label} is not in the bot storage") from None
+        except Exception as error:  # an object store that refuses or does not answer (botocore's errors)
+            logger.warning("the code of %s could not be read from the bot storage: %r", version.label, error)
+            raise Unavailable(f"the bot storage does not answer now; try again later ({version.label})") from None
         return FileResponse(
             stored,
             as_attachment=True,
