@@ -1,21 +1,27 @@
-"""Least-cost perfect matchings whose costs are compared entry by entry (lexicographically), exact
-and fast enough for a Swiss of 1,024 entrants.
+"""Least-cost perfect matchings whose costs are compared entry by entry (lexicographically), for
+a Swiss of up to 1,024 entrants.
 
 The matching itself is rustworkx's blossom algorithm (``max_weight_matching`` with maximum
-cardinality: Edmonds' primal-dual method, exact on integer weights, computed in Rust). On a
-complete graph of 1,024 nodes that still takes 10 to 20 s, so it runs on a sparse graph that is
-proved to hold every least-cost matching:
+cardinality: Edmonds' primal-dual method, exact on integer weights, computed in Rust). Up to
+FULL_GRAPH_NODES nodes it runs on the complete graph. On a complete graph of 1,024 nodes it
+takes 10 to 20 s, so larger fields go this way:
 
-1. a first matching on a small graph (each node's cheapest edges) gives an upper bound U;
-2. a lower bound comes from the linear programme's dual for the "points" entry: every perfect
-   matching crosses each odd cut {nodes with at least p points} at least once, and an edge
-   costs at least the squared gap of every cut it crosses, so a dual value of the cut's squared
-   gap per odd cut is feasible (y = 0 on the nodes). The lower bound LB is their sum, and an
-   edge's reduced cost is its cost minus the dual values of the cuts it crosses;
-3. any perfect matching M costs at least LB plus the reduced costs of its edges (all
-   non-negative), so an edge whose reduced cost exceeds U - LB is in no matching as cheap as
-   the first one, and in no least-cost matching. The matching on the edges that are left is
-   therefore a least-cost matching of the whole graph.
+1. a first matching on a sparse graph (each node's cheapest edges by four orders, about 25 a
+   node; the nodes it leaves out get all their clean edges) gives an upper bound U;
+2. a lower bound for the "points" entry comes from the linear programme's dual: a perfect
+   matching crosses each cut {nodes with at least p points} at least c times (c = 1 where an
+   odd number lie above it; for a matching with no rematch and no seat clash, also the excess
+   of one lean sign above it), and an edge costs at least the squared gaps of the cuts it
+   crosses, so the cut's squared gap is a feasible dual value (y = 0 on the nodes). LB is the
+   sum of c times the squared gaps, an edge's reduced cost its cost less the dual values of
+   the cuts it crosses;
+3. if U has nothing before the points entry and its points entry is LB, no matching is cheaper
+   down to the points entry, and the first matching is kept (its last entries, seat
+   alternation and top half against bottom half, are then least on the sparse graph only);
+4. otherwise, since any perfect matching M (of that kind) costs at least LB plus the reduced
+   costs of its edges (all non-negative), an edge whose reduced cost exceeds U - LB is in no
+   least-cost matching; the matching over the edges left is a least-cost matching of the
+   whole graph, every entry (slower: the edges left are many, a few seconds at 1,024).
 
 Costs are vectors of small non-negative integers; "exceeds" compares them lexicographically,
 which is how their weighted sum compares too (each entry is weighted by more than the most that
@@ -24,7 +30,6 @@ all later entries of a whole matching can add up to).
 
 from __future__ import annotations
 
-import itertools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -49,7 +54,7 @@ def min_cost_perfect_matching(
     a line, which gives the lower bound that prunes the graph (see the module's notes); without
     ``points`` the lower bound is 0. ``leans``: with the entry before the points positive for
     two nodes of leans of the same sign, a matching without such a pair crosses each cut at
-    least as often as one side's excess of one sign needs (see ``_clash_free_bound``)."""
+    least as often as one side's excess of one sign needs (see ``_cut_crossings``)."""
     import numpy as np
 
     if count == 0:
@@ -63,7 +68,7 @@ def min_cost_perfect_matching(
         return _pairs(matching, first, second)
     reduced, slack = edge_levels, 0
     if points is not None:
-        reduced, slack = _reduced_costs(edge_levels, points, points_level, first, second)
+        reduced, slack = _reduced_costs(edge_levels, points, points_level, first, second, _cut_crossings(points))
     per_node = FIRST_EDGES_PER_NODE
     candidates = _candidates(reduced, first, second, count, per_node, points_level)
     matching, perfect = _solve(edge_levels, first, second, candidates, count)
@@ -76,18 +81,26 @@ def min_cost_perfect_matching(
         per_node *= 4  # still no perfect matching: widen the graph (at worst to every edge)
         candidates = _candidates(reduced, first, second, count, per_node, points_level)
         matching, perfect = _solve(edge_levels, first, second, candidates, count)
-    gap = edge_levels[:, matching].sum(axis=1)
-    gap[points_level] -= slack  # U - LB, entry by entry
-    if points is not None and not gap[:points_level].any():
-        # Nothing to gain before the points entry; at the points entry, no matching without
-        # rematches and clashes has a smaller points cost than the bound.
-        bound = slack if leans is None else _clash_free_bound(points, leans)
-        if int(edge_levels[points_level, matching].sum()) <= bound:
+    upper = edge_levels[:, matching].sum(axis=1)
+    if points is not None and leans is not None and not upper[:points_level].any():
+        # Nothing to gain before the points entry, so a matching as cheap has no rematch and no
+        # clash either, and crosses each cut as often as a clash-free one must: a tighter bound.
+        crossings = _cut_crossings(points, leans)
+        reduced, slack = _reduced_costs(edge_levels, points, points_level, first, second, crossings)
+        if _certified(upper, slack, points_level):
             return _pairs(matching, first, second)
     # Otherwise only the edges that may be in a least-cost matching, which is then exact.
+    gap = upper.copy()
+    gap[points_level] -= slack  # U - LB, entry by entry
     final, perfect = _solve(edge_levels, first, second, np.flatnonzero(_at_most(reduced, gap)), count)
     assert perfect  # the first matching's edges are all kept
     return _pairs(final, first, second)
+
+
+def _certified(upper: NDArray[np.int64], bound: int, points_level: int) -> bool:
+    """Whether a matching of cost ``upper`` (nothing before the points entry) meets the lower
+    bound of the points entry: then no matching is cheaper down to that entry."""
+    return int(upper[points_level]) <= bound
 
 
 def _pairs(matching: NDArray[np.intp], first: NDArray[np.intp], second: NDArray[np.intp]) -> list[tuple[int, int]]:
@@ -100,38 +113,46 @@ def _reduced_costs(
     points_level: int,
     first: NDArray[np.intp],
     second: NDArray[np.intp],
+    crossings: NDArray[np.int64],
 ) -> tuple[NDArray[np.int64], int]:
-    """Each edge's cost less the dual values of the odd cuts it crosses, and their sum (LB)."""
-    import numpy as np
+    """Each edge's cost less the dual values of the cuts it crosses, and the lower bound (LB).
 
-    values, counts = np.unique(points, return_counts=True)
-    above = len(points) - np.cumsum(counts)  # nodes with more points than values[t]
-    gaps = np.diff(values)
-    dual = np.where(above[:-1] % 2 == 1, gaps * gaps, 0)
-    # crossed[v]: the dual values of the odd cuts below value v, so an edge crosses the difference.
-    crossed = np.concatenate(([0], np.cumsum(dual))).astype(np.int64)
-    position = np.searchsorted(values, points)
-    reduced = edge_levels.copy()
-    reduced[points_level] -= np.abs(crossed[position[first]] - crossed[position[second]])
-    assert (reduced[points_level] >= 0).all()  # (a + b) ** 2 >= a ** 2 + b ** 2 for gaps >= 0
-    return reduced, int(dual.sum())
-
-
-def _clash_free_bound(points: NDArray[np.int64], leans: NDArray[np.int64]) -> int:
-    """The least points cost of a perfect matching that never pairs two leans of one sign: the
-    nodes with at least p points of a lean of one sign beyond those of the other sign and of no
-    lean must meet someone below, across each cut, whose squared gap each such edge pays."""
+    Cut t lies between the t-th and the next distinct points value; a matching (of the kind
+    considered) crosses it at least ``crossings[t]`` times, so the cut's squared gap is a
+    feasible dual value wherever that is positive: an edge costs at least the squared gaps of
+    the cuts it crosses, and LB is the sum of crossings times squared gaps."""
     import numpy as np
 
     values = np.unique(points)
-    bound = 0
-    for low, high in itertools.pairwise(values.tolist()):
+    gaps = np.diff(values)
+    dual = np.where(crossings > 0, gaps * gaps, 0)
+    # below[v]: the dual values of the cuts below value v, so an edge crosses the difference.
+    below = np.concatenate(([0], np.cumsum(dual))).astype(np.int64)
+    position = np.searchsorted(values, points)
+    reduced = edge_levels.copy()
+    reduced[points_level] -= np.abs(below[position[first]] - below[position[second]])
+    assert (reduced[points_level] >= 0).all()  # (a + b) ** 2 >= a ** 2 + b ** 2 for gaps >= 0
+    return reduced, int((crossings * gaps * gaps).sum())
+
+
+def _cut_crossings(points: NDArray[np.int64], leans: NDArray[np.int64] | None = None) -> NDArray[np.int64]:
+    """How often a perfect matching must cross each cut (see ``_reduced_costs``): once where
+    an odd number of nodes lie above it. With ``leans``, for a matching that never pairs two
+    leans of one sign: the nodes above of one sign beyond those of the other sign and of no
+    lean must each meet someone below."""
+    import numpy as np
+
+    values = np.unique(points)
+    crossings = []
+    for high in values[1:].tolist():
         above = points >= high
-        positive, negative = int((leans[above] > 0).sum()), int((leans[above] < 0).sum())
-        even = int(above.sum()) - positive - negative
-        crossings = max(int(above.sum()) % 2, positive - negative - even, negative - positive - even)
-        bound += crossings * (high - low) ** 2
-    return bound
+        needed = int(above.sum()) % 2
+        if leans is not None:
+            positive, negative = int((leans[above] > 0).sum()), int((leans[above] < 0).sum())
+            even = int(above.sum()) - positive - negative
+            needed = max(needed, positive - negative - even, negative - positive - even)
+        crossings.append(needed)
+    return np.array(crossings, dtype=np.int64)
 
 
 def _at_most(costs: NDArray[np.int64], bound: NDArray[np.int64]) -> NDArray[np.bool_]:

@@ -141,6 +141,23 @@ def test_the_sparse_graph_of_large_fields_loses_nothing_down_to_the_points_gaps(
             assert new >= old
 
 
+@settings(max_examples=12, deadline=None)
+@given(count=st.integers(20, 70), seed=st.integers(0, 10**6), data=st.data())
+def test_the_graph_pruned_by_the_lower_bound_keeps_a_least_cost_matching(
+    count: int, seed: int, data: st.DataObject
+) -> None:
+    """When the sparse matching does not meet the lower bound, the edges that the bound cannot
+    rule out are matched: exactly networkx's least total cost, every entry."""
+    rounds = data.draw(st.integers(2, min(12, max_swiss_rounds(count, 2))))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matching, "FULL_GRAPH_NODES", 0)
+        patch.setattr(matching, "FIRST_EDGES_PER_NODE", 2)
+        patch.setattr(matching, "_certified", lambda *args: False)  # always prune and match again
+        for inputs in every_round_of(count, rounds, seed):
+            costs = old_costs(**inputs)
+            assert total_cost(costs, new_pairs(inputs)) == old_least_cost(costs, len(inputs["order"]))
+
+
 def fewest_float_cost(points: list[int], leans: list[int]) -> int:
     """The least points cost without rematches or seat clashes, counted cut by cut: above each
     cut, the entrants of one lean sign beyond the others (and the odd one out) must meet someone
