@@ -10,6 +10,7 @@ ranks (single digits: at most five seats) as one text of digits. Elsewhere throu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db import connection
@@ -48,26 +49,36 @@ class GameArrays:
     sizes: NDArray[np.int64]
 
 
-def _packed(sql: str, ids: list[int]) -> list[bytes]:
-    with connection.cursor() as cursor:
+def _packed(sql: str, ids: list[int], raw: Any) -> list[bytes]:
+    """One row of packed values. ``raw``: a psycopg connection to read on instead of Django's
+    (the same one, from a thread that reads ahead while the caller folds: see raw_connection)."""
+    with raw.cursor() if raw is not None else connection.cursor() as cursor:
         cursor.execute(sql, [ids])
         return [bytes(value or b"") for value in cursor.fetchone()]
 
 
-def entrant_rows(ids: list[int]) -> NDArray[np.int64]:
+def raw_connection() -> Any:
+    """This thread's database connection as psycopg's own (PostgreSQL only): in the same
+    transaction, and usable from another thread while this one leaves it alone."""
+    connection.ensure_connection()
+    return connection.connection
+
+
+def entrant_rows(ids: list[int], *, raw: Any = None) -> NDArray[np.int64]:
     """(match, index, version) of each entrant of these matches: entrants x 3."""
     if fast_reads():
         (data,) = _packed(
             "SELECT string_agg(int8send(match_id::bigint) || int8send(index::bigint) || int8send(version_id::bigint),"
             " ''::bytea) FROM tournaments_matchentrant WHERE match_id = ANY(%s)",
             ids,
+            raw,
         )
         return np.frombuffer(data, dtype=">i8").astype(np.int64).reshape(-1, 3)
     rows = MatchEntrant.objects.filter(match_id__in=ids).values_list("match_id", "index", "version_id")
     return np.array(list(rows), dtype=np.int64).reshape(-1, 3)
 
 
-def game_arrays(ids: list[int], *, deals: bool = False) -> GameArrays:
+def game_arrays(ids: list[int], *, deals: bool = False, raw: Any = None) -> GameArrays:
     """The games of these matches; their deals only if asked (zeros otherwise)."""
     if fast_reads():
         # From the index that holds seats and ranks (migration 0013): the rows hold replays too.
@@ -79,6 +90,7 @@ def game_arrays(ids: list[int], *, deals: bool = False) -> GameArrays:
             f" convert_to(string_agg(seats::text || ranks::text, ''), 'SQL_ASCII'), {deal_column}"
             " FROM tournaments_game WHERE match_id = ANY(%s)",
             ids,
+            raw,
         )
         key = np.frombuffer(keys, dtype=">i8").astype(np.int64)
         match_id, index = key >> INDEX_BITS, key & ((1 << INDEX_BITS) - 1)
@@ -127,7 +139,7 @@ class EventRows:
     after: NDArray[np.float64]
 
 
-def rating_event_rows(ids: list[int]) -> EventRows:
+def rating_event_rows(ids: list[int], *, raw: Any = None) -> EventRows:
     """(match, game index, version, after) of the stored rating events of these matches."""
     if fast_reads():
         (data,) = _packed(
@@ -135,6 +147,7 @@ def rating_event_rows(ids: list[int]) -> EventRows:
             " || int8send(version_id::bigint) || float8send(after), ''::bytea)"
             " FROM tournaments_ratingevent WHERE match_id = ANY(%s)",
             ids,
+            raw,
         )
         rows = np.frombuffer(data, dtype=[("key", ">i8"), ("version", ">i8"), ("after", ">f8")])
         key = rows["key"].astype(np.int64)

@@ -15,8 +15,10 @@ the live table is still reproduced exactly from the log.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -29,7 +31,16 @@ from lineit.stats.elo import EloTable
 from lineit.stats.elo_batch import MAX_PLAYERS, EloArrays, Folded, fold_games
 
 from ..models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingLedger
-from ..selectors.results import Places, entrant_rows, game_arrays, rating_event_rows
+from ..selectors import results
+from ..selectors.results import (
+    EventRows,
+    GameArrays,
+    Places,
+    entrant_rows,
+    game_arrays,
+    rating_event_rows,
+    raw_connection,
+)
 
 RatingKey = tuple[int, str, str]  # version id, ruleset, rules version
 
@@ -193,9 +204,9 @@ def ratings_recompute(*, write: bool = False) -> Recompute:
         recompute = _Recompute()
         made = 0
         mismatches: list[str] = []
-        for chunk, folded in recompute.chunks():
+        for chunk, folded in recompute.chunks(read_ahead=True):
             made += len(folded.after)
-            stored = _fingerprints(chunk.places, *_stored_events(chunk.ids))
+            stored = _fingerprints(chunk.places, *chunk.stored_events())
             differing = np.flatnonzero(np.any(stored != folded.fingerprints, axis=0))
             mismatches += [f"rating events of match {chunk.ids[place]} differ" for place in differing.tolist()]
         stored_count = RatingEvent.objects.count()
@@ -215,10 +226,29 @@ class _Chunk:
 
     ids: list[int]
     rulesets: list[tuple[str, str]]
+    entrants: NDArray[np.int64] = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
+    games: GameArrays | None = None
+    events: EventRows | None = None
 
     @property
     def places(self) -> int:
         return len(self.ids)
+
+    def read(self, raw: Any = None) -> None:
+        """Its entrants, games and stored rating events (on ``raw``: see chunks)."""
+        self.entrants = entrant_rows(self.ids, raw=raw)
+        self.games = game_arrays(self.ids, raw=raw)
+        self.events = rating_event_rows(self.ids, raw=raw)
+
+    def forget(self) -> None:
+        self.games = self.events = None
+
+    def stored_events(
+        self,
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+        """(place in the chunk, game index, version, after) of its stored events."""
+        events = self.events if self.events is not None else rating_event_rows(self.ids)
+        return Places(self.ids)(events.match_id), events.game_index, events.version_id, events.after
 
 
 @dataclass
@@ -248,20 +278,38 @@ class _Recompute:
         self.rulesets = sorted({pair for _, pair in self.applied})
         self.state = EloArrays.empty()
 
-    def chunks(self) -> Iterator[tuple[_Chunk, _FoldedEvents]]:
+    def chunks(self, *, read_ahead: bool = False) -> Iterator[tuple[_Chunk, _FoldedEvents]]:
+        """Each chunk, read and folded. With ``read_ahead`` (PostgreSQL), a thread reads the next
+        chunk on this transaction's connection while this one folds: the caller must not use the
+        database until the iteration ends."""
+        parts = []
         for start in range(0, len(self.applied), RECOMPUTE_CHUNK):
             part = self.applied[start : start + RECOMPUTE_CHUNK]
-            chunk = _Chunk([match_id for match_id, _ in part], [pair for _, pair in part])
-            yield chunk, self._fold(chunk)
+            parts.append(_Chunk([match_id for match_id, _ in part], [pair for _, pair in part]))
+        if not (read_ahead and results.fast_reads() and parts):
+            for chunk in parts:
+                chunk.read()
+                yield chunk, self._fold(chunk)
+            return
+        raw = raw_connection()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="recompute-read") as reader:
+            pending = reader.submit(parts[0].read, raw)
+            for place, chunk in enumerate(parts):
+                pending.result()
+                if place + 1 < len(parts):
+                    pending = reader.submit(parts[place + 1].read, raw)
+                yield chunk, self._fold(chunk)
+                chunk.forget()
 
     def _fold(self, chunk: _Chunk) -> _FoldedEvents:
         code = {pair: place for place, pair in enumerate(self.rulesets)}
         match_ruleset = np.array([code[pair] for pair in chunk.rulesets], dtype=np.int64)
         place_of = Places(chunk.ids)
-        entrants = entrant_rows(chunk.ids)  # match, index, version
+        entrants = chunk.entrants  # match, index, version
         by_entrant = np.full((chunk.places, MAX_PLAYERS), -1, dtype=np.int64)
         by_entrant[place_of(entrants[:, 0]), entrants[:, 1]] = entrants[:, 2]
-        games = game_arrays(chunk.ids)
+        games = chunk.games
+        assert games is not None, "a chunk is read before it is folded"
         place = place_of(games.match_id)
         order = np.lexsort((games.index, place))  # canonical: the chunk's order, then the index
         place, index, seats, ranks, sizes = (
@@ -364,11 +412,3 @@ def _compare_table(table: EloTable[RatingKey]) -> list[str]:
         if live.get(key) != expected:
             mismatches.append(f"rating {key}: live {live.get(key)}, recomputed {expected}")
     return mismatches
-
-
-def _stored_events(
-    ids: list[int],
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
-    """(place in ``ids``, game index, version, after) of the stored events of these matches."""
-    events = rating_event_rows(ids)
-    return Places(ids)(events.match_id), events.game_index, events.version_id, events.after
