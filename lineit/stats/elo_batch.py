@@ -73,16 +73,18 @@ def fold_games(
     players: NDArray[np.int64],
     ranks: NDArray[np.int64],
     sizes: NDArray[np.int64],
+    record: bool = True,
 ) -> Folded:
     """Apply games to ``state`` as EloTable.apply would, one after the other in the given order.
 
     ``game_match``: each game's match, non-decreasing (a match's games together, by index);
-    ``players`` and ``ranks``: games x MAX_PLAYERS, seat by seat, the first ``sizes[g]`` used."""
+    ``players`` and ``ranks``: games x MAX_PLAYERS, seat by seat, the first ``sizes[g]`` used.
+    Without ``record``, only ``after`` is kept (before, delta and k are left empty)."""
     import numpy as np
 
     count = len(sizes)
-    before = np.full((count, MAX_PLAYERS), np.nan)
-    after, delta, k = before.copy(), before.copy(), before.copy()
+    after = np.full((count, MAX_PLAYERS), np.nan)
+    before, delta, k = (after.copy() for _ in range(3)) if record else (np.empty((0, MAX_PLAYERS)),) * 3
     if not count:
         return Folded(before, after, delta, k)
     if np.any((sizes < 2) | (sizes > MAX_PLAYERS)):
@@ -175,5 +177,7 @@ def _step(
     new = rating + deltas
     state.ratings[players[used]] = new[used]
     state.games[players[used]] += 1
-    for target, values in ((out.before, rating), (out.after, new), (out.delta, deltas), (out.k, ks)):
-        target[games] = np.where(used, values, np.nan)
+    out.after[games] = np.where(used, new, np.nan)
+    if len(out.before):
+        for target, values in ((out.before, rating), (out.delta, deltas), (out.k, ks)):
+            target[games] = np.where(used, values, np.nan)

@@ -201,7 +201,7 @@ def ratings_recompute(*, write: bool = False) -> Recompute:
     Ten million games in about a minute (benchmarks/scale.py)."""
     with transaction.atomic():
         _lock_ledger()
-        recompute = _Recompute()
+        recompute = _Recompute(record=False)
         made = 0
         mismatches: list[str] = []
         for chunk, folded in recompute.chunks(read_ahead=True):
@@ -268,7 +268,8 @@ class _Recompute:
     """The applied matches, folded a chunk at a time into one EloArrays. A player is a version
     in a ruleset and rules version: index version_id * len(rulesets) + the pair's place."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, record: bool) -> None:
+        self.record = record  # keep each event's before, delta and k (to write them), not only after
         applied = list(
             Match.objects.filter(ranked=True, rated_at__isnull=False, status=Match.Status.FINISHED)
             .order_by("rating_order", "id")
@@ -321,7 +322,7 @@ class _Recompute:
             raise ValueError("a game seats an entrant its match does not have")
         rulesets = len(self.rulesets)
         players = np.where(used, versions * rulesets + match_ruleset[place][:, None], -1)
-        folded = fold_games(self.state, game_match=place, players=players, ranks=ranks, sizes=sizes)
+        folded = fold_games(self.state, game_match=place, players=players, ranks=ranks, sizes=sizes, record=self.record)
         game, seat = np.nonzero(used)
         after = folded.after[game, seat]
         event_place, event_index, event_version = place[game], index[game], versions[game, seat]
@@ -366,7 +367,7 @@ def _rewrite() -> None:
     """Replace the event log and the live table with the recomputed ones (a second fold)."""
     RatingEvent.objects.all().delete()
     Rating.objects.all().delete()
-    recompute = _Recompute()
+    recompute = _Recompute(record=True)
     for chunk, events in recompute.chunks():
         folded, rows = events.folded, []
         for place, game_index, version_id, ruleset, before, after, delta, k in zip(
