@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -64,10 +65,14 @@ class BotViewSet(viewsets.ReadOnlyModelViewSet):
         return {"create": "bots", "versions": "uploads"}.get(self.action or "")
 
     def get_queryset(self) -> QuerySet[Bot]:
-        newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number").values("pk")[:1]
+        # Correlated subqueries, not a join and GROUP BY: computed for the page's rows only, and
+        # the page count (which drops unused annotations) is a plain count of the bots.
+        versions = BotVersion.objects.filter(bot=OuterRef("pk")).order_by()
+        newest = versions.order_by("-number").values("pk")[:1]
+        count = versions.values("bot").annotate(n=Count("pk")).values("n")
         return (
             Bot.objects.select_related("owner")
-            .annotate(version_count=Count("versions"), latest_version=Subquery(newest))
+            .annotate(version_count=Coalesce(Subquery(count), 0), latest_version=Subquery(newest))
             .order_by("name")
         )
 
