@@ -4,7 +4,7 @@ played again after a worker process is killed near the end.
     .venv/bin/python benchmarks/chunked_match.py [--games 1000] [--chunk 100]
 
 Uses a scratch database (lineit_bench_chunks) and Redis database 8, and real Celery workers
-(subprocesses) on them, like the platform's. Two built-in random bots play ``--games`` games
+(subprocesses) on them, like the platform's. Two copies of a built-in (``--bot``) play ``--games`` games
 (duplicate deals) with short time limits. Each layout plays the same match (same seed):
 
 * chunks of ``--chunk`` games on 1 worker process, then on 2 (the speed-up is the ratio);
@@ -101,6 +101,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--chunk", type=int, default=100)
+    parser.add_argument("--bot", default="random", help="the built-in both seats play (default random)")
     args = parser.parse_args()
     scratch_platform("lineit_bench_chunks", redis_db=8, fresh=True)
     from django.contrib.auth import get_user_model
@@ -109,7 +110,7 @@ def main() -> None:
     from bots.services import bot_create, bot_version_upload
 
     user = get_user_model().objects.create(username="bench")
-    code = (ROOT / "lineit" / "builtin" / "random_bot.py").read_bytes()
+    code = (ROOT / "lineit" / "builtin" / f"{args.bot}_bot.py").read_bytes()
     versions = []
     for name in ("north", "south"):
         bot = bot_create(owner=user, name=name)
@@ -117,7 +118,7 @@ def main() -> None:
         BotVersion.objects.filter(pk=version.pk).update(status="active")
         versions.append(BotVersion.objects.get(pk=version.pk))
     print(
-        f"{args.games} games of two random bots (duplicate deals), chunks of {args.chunk}; load {os.getloadavg()[0]:.1f}"
+        f"{args.games} games of two {args.bot} bots (duplicate deals), chunks of {args.chunk}; load {os.getloadavg()[0]:.1f}"
     )
     rows = [
         ("chunks, 1 worker process", dict(concurrency=1, chunk=args.chunk)),
