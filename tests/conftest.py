@@ -93,3 +93,15 @@ def bot_factory(db: Any) -> type[BotFactory]:
 
 def bot_code(name: str) -> bytes:
     return (BUILTIN / f"{name}_bot.py").read_bytes()
+
+
+@pytest.fixture
+def broker() -> Any:
+    """The test run's Redis broker database, emptied before and after (no stale messages)."""
+    import redis
+    from django.conf import settings
+
+    connection = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    connection.flushdb()
+    yield connection
+    connection.flushdb()

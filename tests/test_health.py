@@ -12,7 +12,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-import redis
 from celery_processes import CeleryProcess, wait_for, worker
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
@@ -26,14 +25,6 @@ from lineit_platform.models import WorkerHeartbeat
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def broker():  # type: ignore[no-untyped-def]
-    connection = redis.Redis.from_url(django_settings.CELERY_BROKER_URL)
-    connection.flushdb()
-    yield connection
-    connection.flushdb()
 
 
 def test_a_healthy_platform_answers_200_with_the_backlog_of_each_queue(client, broker) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-import redis
 from celery_processes import wait_for
 from django.conf import settings as django_settings
 from django.db import connection
@@ -46,14 +45,6 @@ def scrape(client, settings):  # type: ignore[no-untyped-def]
         }
 
     return read
-
-
-@pytest.fixture
-def broker():  # type: ignore[no-untyped-def]
-    connection = redis.Redis.from_url(django_settings.CELERY_BROKER_URL)
-    connection.flushdb()
-    yield connection
-    connection.flushdb()
 
 
 def test_metrics_are_off_without_a_token_and_refused_without_the_right_one(client, settings) -> None:  # type: ignore[no-untyped-def]

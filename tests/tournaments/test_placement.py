@@ -6,12 +6,9 @@ it only then. Real PostgreSQL and Redis, sandboxed games of real tiny bots."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
-from django.conf import settings
 from django.test import override_settings
 from django.utils import timezone
 
@@ -33,14 +30,6 @@ PLACEMENT = {
     "PLACEMENT_DEALS_PER_MATCH": 1,
     "PLACEMENT_SPREAD_ELO": 150.0,
 }
-
-
-@pytest.fixture
-def broker() -> Iterator[redis.Redis]:
-    connection = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    connection.flushdb()
-    yield connection
-    connection.flushdb()
 
 
 def placing(version_factory, **fields) -> BotVersion:  # type: ignore[no-untyped-def]

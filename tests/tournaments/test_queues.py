@@ -29,14 +29,6 @@ ENVIRONMENT = {"MATCH_TIME_LIMIT_SECONDS": "3600", "CELERY_VISIBILITY_TIMEOUT": 
 
 
 @pytest.fixture
-def broker() -> Iterator[redis.Redis]:
-    connection = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    connection.flushdb()
-    yield connection
-    connection.flushdb()
-
-
-@pytest.fixture
 def start_worker(broker, tmp_path) -> Iterator[Callable[..., CeleryProcess]]:  # type: ignore[no-untyped-def]
     started: list[CeleryProcess] = []
 

@@ -8,25 +8,13 @@ import math
 import random
 
 import pytest
+from tournament_helpers import live_table, play
 
-from bots.runner import sandbox_match_run
-from tournaments.models import Match, Rating, RatingEvent
+from tournaments.models import Rating, RatingEvent
 from tournaments.selectors import results
 from tournaments.services import ratings
-from tournaments.services.matches import match_claim, match_record_result, match_schedule, match_spec
+from tournaments.services.matches import match_record_result, match_schedule
 from tournaments.services.ratings import ratings_recompute
-
-
-def play(match: Match):  # type: ignore[no-untyped-def]
-    claimed = match_claim(match_id=match.pk, worker="test")
-    assert claimed is not None
-    sources = [entrant.version.source() for entrant in claimed.entrants.order_by("index")]
-    return sandbox_match_run(spec=match_spec(claimed), sources=sources)
-
-
-def live_table() -> dict[int, tuple[float, int]]:
-    return {r.version_id: (r.rating, r.games) for r in Rating.objects.all()}
-
 
 pytestmark = pytest.mark.django_db
 

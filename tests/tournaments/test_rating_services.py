@@ -6,24 +6,13 @@ import random
 
 import pytest
 from django.core.management import call_command
+from tournament_helpers import live_table, play
 
-from bots.runner import sandbox_match_run
 from tournaments.models import Match, Rating, RatingEvent
-from tournaments.services.matches import match_claim, match_execute, match_record_result, match_schedule, match_spec
+from tournaments.services.matches import match_execute, match_record_result, match_schedule
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = pytest.mark.django_db
-
-
-def play(match: Match):  # type: ignore[no-untyped-def]
-    claimed = match_claim(match_id=match.pk, worker="test")
-    assert claimed is not None
-    sources = [entrant.version.source() for entrant in claimed.entrants.order_by("index")]
-    return sandbox_match_run(spec=match_spec(claimed), sources=sources)
-
-
-def live_table() -> dict[int, tuple[float, int]]:
-    return {r.version_id: (r.rating, r.games) for r in Rating.objects.all()}
 
 
 def test_unranked_matches_never_change_ratings(version_factory) -> None:  # type: ignore[no-untyped-def]

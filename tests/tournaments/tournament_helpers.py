@@ -45,3 +45,20 @@ def play_out(tournament: Tournament, most: int = 30) -> Tournament:
             return tournament
         tournament = play_round(tournament)
     raise AssertionError(f"{tournament} did not finish in {most} rounds")
+
+
+def play(match: Match):  # type: ignore[no-untyped-def]
+    """Claim ``match`` and play it whole in the sandbox: its result, not yet recorded."""
+    from bots.runner import sandbox_match_run
+
+    claimed = match_claim(match_id=match.pk, worker="test")
+    assert claimed is not None
+    sources = [entrant.version.source() for entrant in claimed.entrants.order_by("index")]
+    return sandbox_match_run(spec=match_spec(claimed), sources=sources)
+
+
+def live_table() -> dict[int, tuple[float, int]]:
+    """The live ratings: version -> (rating, games)."""
+    from tournaments.models import Rating
+
+    return {r.version_id: (r.rating, r.games) for r in Rating.objects.all()}
