@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Q, Sum
+from django.db.models import F, Q, QuerySet, Sum
 from django.db.models.functions import Least
 from django.utils import timezone
 
@@ -210,7 +210,7 @@ def match_claim(*, match_id: int, worker: str) -> Match | None:
     for first, stop in chunks.filter(status=MatchChunk.Status.FINISHED).values_list("first", "stop"):
         kept |= Q(index__gte=first, index__lt=stop)
     LiveGame.objects.filter(match_id=match_id).exclude(kept).delete()  # an earlier attempt's, not recorded
-    played = chunks.filter(status=MatchChunk.Status.FINISHED).aggregate(games=Sum(F("stop") - F("first")))["games"]
+    played = _games_recorded(chunks)
     if played:
         Match.objects.filter(pk=match_id).update(games_played=played)
         match.games_played = played
@@ -376,9 +376,21 @@ def chunk_claim(*, match_id: int, worker: str) -> MatchChunk | None:
     return chunk
 
 
+def _chunk_blob(tier: str, records: Iterable[GameRecord]) -> bytes:
+    """What a chunk row keeps of its games until the match is recorded (_chunk_games reads it)."""
+    document = {"tier": tier, "games": [record.to_dict() for record in records]}
+    return zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+
+
 def _chunk_games(blob: bytes) -> tuple[str, list[GameRecord]]:
     data = json.loads(zlib.decompress(bytes(blob)))
     return data["tier"], [GameRecord.from_dict(game) for game in data["games"]]
+
+
+def _games_recorded(chunks: QuerySet[MatchChunk]) -> int:
+    """The games of the finished ones among ``chunks`` (a match's)."""
+    finished = chunks.filter(status=MatchChunk.Status.FINISHED)
+    return finished.aggregate(games=Sum(F("stop") - F("first")))["games"] or 0
 
 
 @transaction.atomic
@@ -399,14 +411,13 @@ def chunk_record(*, chunk_id: int, attempt: int, result: MatchResult) -> bool:
         raise ApplicationError(
             f"chunk {chunk_id}: games {[r.index for r in result.games]}, {chunk.first}-{chunk.stop - 1} expected"
         )
-    document = {"tier": result.tier, "games": [record.to_dict() for record in result.games]}
-    chunk.result = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+    chunk.result = _chunk_blob(result.tier, result.games)
     chunk.status = MatchChunk.Status.FINISHED
     chunk.finished_at = timezone.now()
     chunk.save(update_fields=["result", "status", "finished_at"])
     if match.chunks.exclude(status=MatchChunk.Status.FINISHED).exists():
-        played = match.chunks.filter(status=MatchChunk.Status.FINISHED).aggregate(games=Sum(F("stop") - F("first")))
-        Match.objects.filter(pk=match.pk).update(games_played=played["games"], deadline=match_deadline(timezone.now()))
+        played = _games_recorded(match.chunks.all())
+        Match.objects.filter(pk=match.pk).update(games_played=played, deadline=match_deadline(timezone.now()))
         return True
     _match_complete(match)
     return True
@@ -445,8 +456,7 @@ def _match_replan(match: Match, later: list[MatchChunk], *, kept: list[GameRecor
     start = chunk.first + len(kept)
     if kept:
         tier, _ = _chunk_games(chunk.result)
-        document = {"tier": tier, "games": [record.to_dict() for record in kept]}
-        chunk.result = zlib.compress(json.dumps(document, separators=(",", ":")).encode(), 6)
+        chunk.result = _chunk_blob(tier, kept)
         chunk.stop = start
         chunk.save(update_fields=["result", "stop"])
     else:
