@@ -18,7 +18,8 @@ from lineit.botkit.referee import PlatformFailure
 )
 def match_run_task(self, match_id: int) -> str | None:
     from lineit.sandbox import SandboxUnavailable
-    from tournaments.services.matches import match_execute, worker_name
+    from lineit_platform.workers import worker_name
+    from tournaments.services.matches import match_execute
 
     try:
         match = match_execute(match_id=match_id, worker=worker_name(self.request.hostname))

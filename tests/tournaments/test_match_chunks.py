@@ -19,6 +19,7 @@ from lineit.botkit.failures import STOPPED
 from lineit.botkit.limits import Limits
 from lineit.botkit.schedule import longest_seconds
 from lineit.botkit.stops import whole_deal_parts
+from lineit_platform.workers import worker_name
 from tournaments.models import Game, GameFailure, LiveGame, Match, MatchChunk, RatingEvent
 from tournaments.services.matches import (
     Superseded,
@@ -31,7 +32,6 @@ from tournaments.services.matches import (
     match_requeue,
     match_schedule,
     match_spec,
-    worker_name,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("small_chunks")]

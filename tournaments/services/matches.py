@@ -6,19 +6,16 @@ import dataclasses
 import functools
 import json
 import logging
-import os
 import secrets
-import socket
 import time
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q, QuerySet, Sum
 from django.db.models.functions import Least
 from django.utils import timezone
@@ -36,6 +33,7 @@ from lineit_platform.errors import ApplicationError, Conflict
 from lineit_platform.metrics import record_match_ended
 from lineit_platform.notifications import notify_match_ended
 from lineit_platform.queueing import BULK, INTERACTIVE, LATER, SOON, WAITED_FOR, resend_lost, send_after_commit
+from lineit_platform.workers import database_retried, worker_gone
 
 from ..models import Game, GameFailure, LiveGame, Match, MatchChunk, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
@@ -233,8 +231,8 @@ def match_execute(*, match_id: int, worker: str) -> Match | None:
     one after another, each claimed, run in the sandbox and recorded as it ends, until none is
     left to take. The claim sends one message more for each other chunk, so idle workers join.
     Platform failures release the chunk and propagate, so the task retries; a bot's failures
-    are part of the result. A dropped database connection is reconnected (_database_retried)."""
-    claimed = _database_retried(match_claim, match_id=match_id, worker=worker)
+    are part of the result. A dropped database connection is reconnected (lineit_platform/workers.py: database_retried)."""
+    claimed = database_retried(match_claim, match_id=match_id, worker=worker)
     match = claimed or Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).first()
     if match is None:
         return None
@@ -247,12 +245,12 @@ def match_execute(*, match_id: int, worker: str) -> Match | None:
     began = time.monotonic()
     allowed = settings.MATCH_TIME_LIMIT_SECONDS - settings.MATCH_SOFT_MARGIN_SECONDS
     played = 0
-    while (chunk := _database_retried(chunk_claim, match_id=match_id, worker=worker)) is not None:
+    while (chunk := database_retried(chunk_claim, match_id=match_id, worker=worker)) is not None:
         used = time.monotonic() - began
         if played and used + longest_seconds(match.num_players, chunk.games, limits) > allowed:
             # This task could be stopped by its time limit in this chunk: a new task plays it (a
             # first chunk always fits: the whole match does, match_duration_check).
-            _database_retried(chunk_release, chunk_id=chunk.pk, attempt=chunk.attempts, error="", retry=True)
+            database_retried(chunk_release, chunk_id=chunk.pk, attempt=chunk.attempts, error="", retry=True)
             _queue(match)
             break
         progress = _Progress(match.pk, match.attempts, chunk=chunk)
@@ -272,72 +270,14 @@ def match_execute(*, match_id: int, worker: str) -> Match | None:
         except BaseException as error:
             if isinstance(error, PlatformFailure) and error.detail:
                 logger.warning("match %s: %s; sandbox output: %s", match.pk, error, error.detail[-2000:])
-            _database_retried(
+            database_retried(
                 chunk_release, chunk_id=chunk.pk, attempt=chunk.attempts, error=f"{type(error).__name__}: {error}"
             )
             raise
-        _database_retried(chunk_record, chunk_id=chunk.pk, attempt=chunk.attempts, result=result)
+        database_retried(chunk_record, chunk_id=chunk.pk, attempt=chunk.attempts, result=result)
         played += 1
     match.refresh_from_db()
     return match
-
-
-_Result = TypeVar("_Result")
-
-
-def _database_retried(call: Callable[..., _Result], **kwargs: Any) -> _Result:
-    """``call(**kwargs)``, again on a new connection while the database cannot be reached, for
-    up to MATCH_DATABASE_RETRY_SECONDS: a worker whose connection dropped (a database restart, a
-    fail-over) records the games it played instead of losing them. Each call is one transaction
-    that checks its attempt first, so running it twice changes nothing more. Inside a caller's
-    transaction (tests) it is not retried: that transaction is lost with the connection."""
-    deadline = time.monotonic() + settings.MATCH_DATABASE_RETRY_SECONDS
-    pause = 0.2
-    while True:
-        try:
-            return call(**kwargs)
-        except (OperationalError, InterfaceError) as error:
-            if connection.in_atomic_block or time.monotonic() + pause > deadline:
-                raise
-            logger.warning("%s: the database did not answer (%s); trying again in %.1f s", call.__name__, error, pause)
-            connection.close()
-            time.sleep(pause)
-            pause = min(pause * 2, 5.0)
-
-
-@functools.cache
-def _process_space() -> str:
-    """Which processes a pid names here: this boot of this kernel and this PID namespace. Two
-    containers (or cloned hosts) may share a host name, never all three."""
-    try:
-        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8]
-        namespace = os.stat("/proc/self/ns/pid").st_ino
-    except OSError:
-        return ""
-    return f"{boot}-{namespace}"
-
-
-def worker_name(node: str | None) -> str:
-    """This worker process's name on its match and chunk rows: ``node:space:pid`` (its Celery node
-    name, _process_space, its pid), from which _worker_gone can tell a dead process of this host."""
-    return f"{node or socket.gethostname()}:{_process_space()}:{os.getpid()}"
-
-
-def _worker_gone(worker: str) -> bool:
-    """Whether the worker process named ``worker`` (worker_name) is known to be dead: it ran in
-    this process space (this boot, this PID namespace) and its process is gone. A worker
-    elsewhere is gone only when its lease runs out."""
-    rest, _, pid = worker.rpartition(":")
-    _, _, space = rest.rpartition(":")
-    if not pid.isdigit() or not space or space != _process_space():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False
-    return False
 
 
 @transaction.atomic
@@ -356,7 +296,7 @@ def chunk_claim(*, match_id: int, worker: str) -> MatchChunk | None:
             MatchChunk.objects.filter(pk=chunk.pk).update(deadline=match_deadline(now))
             return chunk
     for chunk in unfinished:
-        if chunk.status == MatchChunk.Status.QUEUED or chunk.deadline < now or _worker_gone(chunk.worker):
+        if chunk.status == MatchChunk.Status.QUEUED or chunk.deadline < now or worker_gone(chunk.worker):
             break
     else:
         return None
