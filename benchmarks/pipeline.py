@@ -33,7 +33,7 @@ def main() -> None:
     from bots.runner import sandbox_match_run
     from bots.services import builtin_bots_register
     from tournaments.models import Match
-    from tournaments.services.matches import match_schedule, match_spec
+    from tournaments.services.matches.states import match_schedule, match_spec
 
     (random_bot,) = builtin_bots_register(names=("random",))
     versions = [random_bot, random_bot]

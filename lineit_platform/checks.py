@@ -97,12 +97,12 @@ def check_production_secret_key(app_configs: Any = None, **kwargs: Any) -> list[
 
 def _match_durations() -> list[Error | Warning]:
     """The ladder's matches, and the longest test match the API admits, must fit the match time
-    limit under the default limits (tournaments.services.matches.match_duration_check refuses a
+    limit under the default limits (tournaments.services.matches.states.match_duration_check refuses a
     match that does not), and one game the lease, which only a finished game renews."""
     from lineit.botkit.limits import Limits
     from lineit.botkit.schedule import longest_seconds
     from lineit_platform.errors import ApplicationError
-    from tournaments.services.matches import match_duration_check
+    from tournaments.services.matches.states import match_duration_check
 
     found: list[Error | Warning] = []
     longest_game = longest_seconds(MAX_PLAYERS, 1, Limits())

@@ -159,7 +159,8 @@ def play_in_process(match: Any) -> Any:
     """Claim a queued match, play it here with in-process players and record it (as
     tests/tournaments/tournament_helpers.py does)."""
     from tournaments.models import Match
-    from tournaments.services.matches import match_claim, match_record_result, match_spec
+    from tournaments.services.matches.results import match_record_result
+    from tournaments.services.matches.states import match_claim, match_spec
 
     claimed = match_claim(match_id=match.pk, worker="tests")
     assert claimed is not None

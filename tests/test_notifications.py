@@ -36,7 +36,7 @@ from lineit_platform.notifications.services import (
 )
 from lineit_platform.notifications.webhooks import WebhookRefused, webhook_check
 from tournaments.models import Match, Tournament
-from tournaments.services.matches import match_schedule
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.tournaments.creation import tournament_create
 from tournaments.services.tournaments.running import tournament_advance, tournament_start
 

@@ -12,7 +12,8 @@ from bots.models import BotVersion
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from tournaments.models import Match
-from tournaments.services.matches import match_claim, match_record_result, match_schedule, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_schedule, match_spec
 
 CRASHING_BOT = b"""def act(observation):
     raise RuntimeError("alice's secret strategy failed")

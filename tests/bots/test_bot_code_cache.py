@@ -26,7 +26,8 @@ from lineit.botkit.limits import Limits
 from lineit.botkit.referee import PlatformFailure
 from lineit.botkit.sources import BUILTIN_DIR
 from tournaments.models import Game, GameFailure
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 
 pytestmark = pytest.mark.django_db
 

@@ -14,17 +14,17 @@ from lineit.botkit.limits import Limits
 from lineit_platform.errors import ApplicationError, Conflict
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent
 from tournaments.selectors.matches import match_detail
-from tournaments.services.matches import (
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import (
     match_cancel,
     match_claim,
-    match_execute,
-    match_record_result,
     match_release,
     match_requeue,
     match_schedule,
     match_spec,
-    matches_sweep,
 )
+from tournaments.services.matches.sweeper import matches_sweep
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,8 @@ from tournament_helpers import live_table, play
 from tournaments.models import Rating, RatingEvent
 from tournaments.selectors import results
 from tournaments.services import ratings
-from tournaments.services.matches import match_record_result, match_schedule
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.ratings import ratings_recompute
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,8 @@ from bots.models import BotVersion
 from lineit.engine import RULES_VERSION
 from lineit.stats.plackett_luce import ELO_PER_UNIT, FitError
 from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingFit, RatingFitRun
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.ratings import ratings_recompute
 from tournaments.services.ratings_fit import ratings_fit
 from tournaments.tasks import ratings_fit_task

@@ -27,7 +27,8 @@ from lineit.stats.sprt import Bounds, Sprt
 from lineit_platform.errors import ApplicationError, Conflict
 from tournaments.models import Game, Match, SprtTest
 from tournaments.selectors.sprt import previous_active_version
-from tournaments.services.matches import match_claim, match_execute, match_release
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_claim, match_release
 from tournaments.services.sprt import (
     bot_sprt_setting_set,
     sprt_cancel,

@@ -10,7 +10,8 @@ from django.utils import timezone
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from tournaments.models import Match, Tournament
-from tournaments.services.matches import match_claim, match_record_result, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_spec
 from tournaments.services.tournaments.running import tournament_advance
 
 CRASHING_BOT = b"""def act(observation):

@@ -14,7 +14,8 @@ from bots.services import bot_version_reject
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from tournaments.models import GameFailure, Match
-from tournaments.services.matches import match_claim, match_record_result, match_schedule, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_schedule, match_spec
 
 pytestmark = pytest.mark.django_db
 

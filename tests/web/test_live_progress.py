@@ -13,7 +13,9 @@ from django.utils import timezone
 from bots.runner import sandbox_match_run
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, LiveGame, Match
-from tournaments.services.matches import _Progress, match_claim, match_record_result, match_schedule, match_spec
+from tournaments.services.matches.execution import Progress
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_schedule, match_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -79,7 +81,7 @@ def test_games_can_be_watched_as_they_end_and_then_from_the_record(client, versi
         live(record)
         seen.append(progress(client, match))  # what the page sees while the match is still playing
 
-    live = _Progress(match.pk, claimed.attempts)
+    live = Progress(match.pk, claimed.attempts)
     result = sandbox_match_run(spec=match_spec(claimed), sources=sources, limits=QUICK, on_game=watched)
     assert [len(data["live_games"]) for data in seen] == [1, 2, 3]
     assert [data["games_played"] for data in seen] == [1, 2, 3]

@@ -23,7 +23,8 @@ from lineit.botkit.referee import run_match
 from lineit_platform.web.tournaments import countdown
 from tournaments.models import Match, Tournament
 from tournaments.selectors.tournaments import tournament_cross_table, tournament_standings
-from tournaments.services.matches import match_claim, match_record_result, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_spec
 from tournaments.services.tournaments.creation import tournament_create
 from tournaments.services.tournaments.running import tournament_advance, tournament_start
 

@@ -39,7 +39,7 @@ from lineit_platform.notifications import notify_sprt_decided
 
 from ..models import BotSprtSetting, Game, GameFailure, Match, SprtTest
 from ..selectors.sprt import bot_tests_new_versions, previous_active_version
-from .matches import match_cancel, match_schedule
+from .matches.states import match_cancel, match_schedule
 
 logger = logging.getLogger(__name__)
 

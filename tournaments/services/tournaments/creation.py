@@ -28,7 +28,7 @@ from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 
 from ...models import RecurringTournament, Tournament, TournamentEntry
-from ..matches import match_duration_check
+from ..matches.states import match_duration_check
 
 MAX_GAMES_PER_PAIRING = 1000
 

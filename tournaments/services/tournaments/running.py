@@ -24,7 +24,7 @@ from lineit_platform.errors import Conflict
 from lineit_platform.notifications import notify_tournament_finished
 
 from ...models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
-from ..matches import match_cancel, match_schedule, ranked_while_active
+from ..matches.states import match_cancel, match_schedule, ranked_while_active
 from .creation import tournament_options
 from .recurring import recurring_tournament_run
 
