@@ -13,7 +13,7 @@ What a scrape reads, each cheap whatever the number of matches (no scan of a lar
   database (MetricTally), so that every worker on every host adds to the same numbers and any
   web process reads them in one query of a few rows. They count each match a worker's match
   task found ended, those the sweeper failed and those cancelled, once each (MetricTalliedMatch
-  marks a match tallied, whichever got there first: tournaments/services/matches.py's _ended
+  marks a match tallied, whichever got there first: tournaments/services/matches/after.py's match_ended
   tallies every match that ends, after commit, and the tasks' hook is kept as a second chance);
   a cancelled match has no duration;
 - ``lineit_queue_messages{queue}``: the messages waiting in each queue, asked of the broker;

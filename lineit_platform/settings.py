@@ -462,7 +462,7 @@ CELERY_ENABLE_UTC = True
 CELERY_TASK_ALWAYS_EAGER = False
 # Three queues (lineit_platform/queueing.py, docs/platform.md "Queues"): interactive work someone
 # waits for, bulk matches nobody waits for, and housekeeping that must never wait behind a match.
-# Matches are sent to a queue by their origin (tournaments/services/matches.py: match_queue).
+# Matches are sent to a queue by their origin (tournaments/services/matches/states.py: match_queue).
 CELERY_TASK_DEFAULT_QUEUE = "bulk"
 CELERY_TASK_ROUTES = {
     "bots.tasks.bot_version_validate_task": {"queue": "interactive"},

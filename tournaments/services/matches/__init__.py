@@ -14,7 +14,8 @@ Read in this order:
 * ``after``: what follows the end of a match (``match_ended``);
 * ``sweeper``: ``matches_sweep``, for lost workers and lost messages.
 
-The arrows run execution -> chunks -> states -> results -> after, and the sweeper -> states.
+The arrows run one way, execution -> chunks -> states -> results -> after (the sweeper uses states
+and after), never back.
 The worker's identity and database retries are below the apps (lineit_platform/workers.py). The
 names below are the ones the rest of the platform calls; each can also be imported from its module.
 """
