@@ -24,11 +24,11 @@ from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
-from lineit_platform.notifications import notify_version_off_ladder, notify_version_validated
 from lineit_platform.queueing import WAITED_FOR, resend_lost, send_after_commit
 
 from .models import Bot, BotVersion
 from .runner import sandbox_match_run
+from .signals import version_off_ladder, version_validation_ended
 from .storage import bot_code_storage
 from .uploads import UploadLimits, check_upload
 
@@ -197,7 +197,7 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
         version = bot_version_reject(version=version, reason=reason, stderr=first.stderr_tail, tier=result.tier)
     else:
         version = bot_version_activate(version=version, tier=result.tier)
-    notify_version_validated(version.pk)  # its owner is told, after commit (lineit_platform/notifications)
+    version_validation_ended.send(sender=BotVersion, version_id=version.pk)  # its owner is told (notifications)
     return version
 
 
@@ -307,7 +307,7 @@ def bot_version_ladder_remove(*, version: BotVersion, reason: str, match_id: int
         for name, value in fields.items():
             setattr(version, name, value)
         logger.info("%s taken off the ladder: %s", version, reason)
-        notify_version_off_ladder(version.pk)  # its owner is told, after commit
+        version_off_ladder.send(sender=BotVersion, version_id=version.pk)  # its owner is told (notifications)
     else:
         version.refresh_from_db()
     return version

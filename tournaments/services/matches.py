@@ -34,8 +34,8 @@ from lineit.botkit.untrusted import storable_text
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict
 from lineit_platform.metrics import record_match_ended
-from lineit_platform.notifications import notify_match_ended
 from lineit_platform.queueing import BULK, INTERACTIVE, LATER, SOON, WAITED_FOR, resend_lost, send_after_commit
+from tournaments.signals import match_ended
 
 from ..models import Game, GameFailure, LiveGame, Match, MatchChunk, MatchEntrant, compress_replay
 from .ratings import ratings_apply_pending
@@ -89,7 +89,7 @@ def _ended(match: Match) -> None:
         send_after_commit(
             "tournaments.tasks.tournament_advance_task", tournament, what=f"the advance of tournament {tournament}"
         )
-    notify_match_ended(match)  # a requested test match tells who asked, after commit (no query here)
+    match_ended.send(sender=Match, match=match)  # a requested test match tells who asked (notifications)
     # The operator's metrics count it once, whoever ended it (a worker, the sweeper, a cancel).
     transaction.on_commit(functools.partial(record_match_ended, match.pk), robust=True)
 
