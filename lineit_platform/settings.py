@@ -138,6 +138,7 @@ INSTALLED_APPS = [
     "lineit_platform.apps.PlatformConfig",
     "bots.apps.BotsConfig",
     "tournaments.apps.TournamentsConfig",
+    "notifications.apps.NotificationsConfig",
 ]
 
 MIDDLEWARE = [
@@ -349,7 +350,7 @@ PLACEMENT_SPREAD_ELO = env_float("PLACEMENT_SPREAD_ELO", 150.0, minimum=0.0)
 PLACEMENT_INTERVAL_ELO = env_float("PLACEMENT_INTERVAL_ELO", 50.0, minimum=0.0)
 SWEEP_INTERVAL_SECONDS = env_float("SWEEP_INTERVAL_SECONDS", 60.0, minimum=1.0)
 
-# --- Email and notifications (lineit_platform/notifications/, docs/platform.md "Notifications") --
+# --- Email and notifications (notifications/, docs/platform.md "Notifications") ---------------
 
 
 def env_email_url(name: str) -> dict[str, Any]:
@@ -484,10 +485,13 @@ CELERY_TASK_ROUTES = {
         )
     },
 }
-# Notifications: short, on the queue that never waits behind a match.
+# Notifications: short, on the queue that never waits behind a match. The tasks' former names
+# (lineit_platform.notifications.tasks.*) are aliases for one release, so that what the previous
+# release queued is still consumed where it was sent (notifications/tasks.py): remove them after.
 CELERY_TASK_ROUTES.update(
     {
-        f"lineit_platform.notifications.tasks.{name}": {"queue": "housekeeping"}
+        f"{module}.{name}": {"queue": "housekeeping"}
+        for module in ("notifications.tasks", "lineit_platform.notifications.tasks")
         for name in ("notification_event_task", "notification_send_task", "notification_deliver_task")
     }
 )
@@ -631,7 +635,7 @@ SPECTACULAR_SETTINGS = {
         "ParticipationEnum": "tournaments.models.Tournament.Participation",
         "RecurringParticipationEnum": ["all-active", "open"],
         # The events a user is told about by email and by webhook: one choice set, one name.
-        "NotificationEventEnum": "bots.models.NotificationEvent",
+        "NotificationEventEnum": "notifications.models.NotificationEvent",
     },
 }
 

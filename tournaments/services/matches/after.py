@@ -13,9 +13,9 @@ import functools
 from django.db import transaction
 
 from lineit_platform.metrics import record_match_ended
-from lineit_platform.notifications import notify_match_ended
 from lineit_platform.queueing import send_after_commit
 
+from ... import signals
 from ...models import LiveGame, Match, MatchChunk
 
 
@@ -24,7 +24,7 @@ def match_ended(match: Match) -> None:
     _live_rows_removed(match)
     _sprt_told(match)
     _tournament_told(match)
-    notify_match_ended(match)  # a requested test match tells who asked, after commit (no query here)
+    _announced(match)
     _metrics_tallied(match)
 
 
@@ -48,6 +48,12 @@ def _tournament_told(match: Match) -> None:
         send_after_commit(
             "tournaments.tasks.tournament_advance_task", tournament, what=f"the advance of tournament {tournament}"
         )
+
+
+def _announced(match: Match) -> None:
+    """Announced to the other apps (tournaments/signals.py): the notifications app tells a test
+    match's requester, after commit."""
+    signals.match_ended.send(sender=Match, match=match)
 
 
 def _metrics_tallied(match: Match) -> None:

@@ -23,9 +23,9 @@ from django.test import TestCase
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from lineit_platform.celery import app
-from lineit_platform.notifications import tasks as _tasks  # noqa: F401 (registers them, as the worker does)
+from notifications import tasks as _tasks  # noqa: F401 (registers them, as the worker does)
 
-TASK_PREFIX = "lineit_platform.notifications.tasks."
+TASK_PREFIX = "notifications.tasks."
 
 
 class _Collector:
