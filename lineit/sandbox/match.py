@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 
 from lineit.botkit.limits import Limits
-from lineit.botkit.parallel import StoppedPlayer
+from lineit.botkit.players import StoppedPlayer
 from lineit.botkit.referee import GameRecord, MatchResult, run_match
 from lineit.botkit.schedule import MatchSpec, most_decisions
 from lineit.botkit.sources import BotSource
