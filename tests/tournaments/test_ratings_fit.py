@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 
 from bots.models import BotVersion
 from lineit.engine import RULES_VERSION
-from lineit.stats.plackett_luce import ELO_PER_UNIT, FitError
+from lineit.stats.plackett_luce import ELO_PER_UNIT
+from lineit.stats.plackett_luce_model import FitError
 from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingFit, RatingFitRun
 from tournaments.services.matches import match_execute, match_schedule
 from tournaments.services.ratings import ratings_recompute
