@@ -12,8 +12,9 @@ from lineit.botkit.schedule import MatchSpec, most_decisions
 from lineit.botkit.sources import BotSource
 
 from .cpus import claim_cpu, release_cpu
-from .player import SandboxedPlayer, TurnGate, default_cpu_seconds
+from .player import SandboxedPlayer
 from .tiers import require_tier
+from .turns import TurnGate, default_cpu_seconds
 
 
 def run_sandboxed_match(
