@@ -10,7 +10,7 @@ from tournament_helpers import live_table, play
 
 from tournaments.models import Match, Rating, RatingEvent
 from tournaments.services.matches import match_execute, match_record_result, match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = pytest.mark.django_db
 
