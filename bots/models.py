@@ -11,6 +11,9 @@ from django.db.models.functions import Lower
 
 from lineit.botkit.sources import BotSource
 
+from .code_cache import version_source
+from .storage import bot_code_storage
+
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
 # The platform's own words at the start of a rejection reason (bots.services writes them): the
 # failure's kind and where. What follows is the failure's message, which may quote the bot.
@@ -128,22 +131,12 @@ class BotVersion(models.Model):
         return self.placement_started_at is not None and self.placement_ended_at is None
 
     def source(self) -> BotSource:
-        """The version's code as a file on this host, checked now: a built-in bot's own file
-        when this host ships that very version, otherwise this worker's cached copy of the
-        stored code (bots/code_cache.py), fetched from the bot storage if missing or altered.
-        Raises BotCodeUnavailable, a platform failure (never the bot's), when the storage does
-        not hold the code or holds other bytes."""
-        from .code_cache import bot_code_path, shipped_builtin_path
-
-        if self.bot.is_builtin and (shipped := shipped_builtin_path(self.bot.name, self.sha256)) is not None:
-            return BotSource(name=self.label, path=shipped, builtin=False)
-        path = bot_code_path(name=self.path, sha256=self.sha256, label=self.label, builtin=self.bot.is_builtin)
-        return BotSource(name=self.label, path=path, builtin=False)
+        """The version's code as a file on this host, checked now: bots/code_cache.py's
+        version_source, which callers may call themselves."""
+        return version_source(self)
 
     def read_code(self) -> bytes:
         """The stored code, as uploaded (or registered, for a built-in bot)."""
-        from .storage import bot_code_storage
-
         with bot_code_storage().open(self.path, "rb") as stored:
             return bytes(stored.read())
 

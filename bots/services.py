@@ -26,6 +26,7 @@ from lineit.builtin.versions import builtin_version_hash
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from lineit_platform.queueing import WAITED_FOR, resend_lost, send_after_commit
 
+from .code_cache import version_source
 from .models import Bot, BotVersion
 from .runner import sandbox_match_run
 from .signals import ACTIVATED, RETIRED, version_changed, version_off_ladder, version_validation_ended
@@ -186,7 +187,7 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
         rotate_seats=True,
         duplicate_deals=False,
     )
-    result = sandbox_match_run(spec=spec, sources=[version.source(), version.source()], limits=Limits())
+    result = sandbox_match_run(spec=spec, sources=[version_source(version), version_source(version)], limits=Limits())
     failures = [failure for failure in result.failures if failure.kind not in PLATFORM_FAULTS]
     if failures:
         first = failures[0]

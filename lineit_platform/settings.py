@@ -4,6 +4,16 @@ Defaults run everything on one machine with nothing installed: SQLite under var/
 broker on the file system (kombu's filesystem transport), also under var/. ``DATABASE_URL``
 selects PostgreSQL and ``CELERY_BROKER_URL`` selects Redis. docs/platform.md lists every
 variable. The helpers below fail loudly on a value they cannot read, naming the variable.
+
+Why one file of about 700 lines, past the 400 at which a module of the platform becomes a package:
+the settings are read once, top to bottom, and later values are built from earlier ones (the
+broker's visibility timeout from the match time limit, the beat's schedule from the intervals of
+the sections above it; the apps, the middleware and the caches are extended by later sections),
+so the order of reading is part of the meaning. One file keeps that order in view and gives
+every variable one place, the house's one settings file read from the environment (Healthchecks,
+Saleor); settings split over modules would have to import one another in a fixed order to mean
+the same. The file is cut into sections instead (Core, Bots, Matches, Email and notifications,
+Celery, API, Web pages, Operations), each a few screens long.
 """
 
 from __future__ import annotations
@@ -652,7 +662,7 @@ LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"
 # Test matches requested on the pages share the API's quota (API_MATCH_QUOTA_*, API_MATCH_MAX_GAMES).
 
-# --- Operations: heartbeats, metrics, logs, errors, Celery events (docs/operations.md) ----------
+# --- Operations: heartbeats, metrics, logs, errors, Celery events (docs/deployment.md) ---------
 
 # Each worker writes a heartbeat row this often (lineit_platform/heartbeats.py); one that missed
 # WORKER_HEARTBEAT_MISSED beats counts as down in /health/.

@@ -13,7 +13,7 @@ from bots.models import BotVersion
 from lineit.botkit.untrusted import safe_text
 from lineit_platform.errors import ApplicationError
 from tournaments.services.matches.states import match_cancel, match_requeue
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.ratings_recompute import ratings_recompute
 from tournaments.services.tournaments.creation import tournament_create, tournament_create_check
 from tournaments.services.tournaments.recurring import (
     RECURRING_FIELDS,

@@ -17,7 +17,7 @@ from django.db import connection
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, LiveGame, Match, MatchChunk, RatingEvent
 from tournaments.services.matches.states import match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -12,7 +12,7 @@ from tournaments.models import Match, Rating, RatingEvent
 from tournaments.services.matches.execution import match_execute
 from tournaments.services.matches.results import match_record_result
 from tournaments.services.matches.states import match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = pytest.mark.django_db
 
