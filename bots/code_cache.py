@@ -27,7 +27,7 @@ from lineit.builtin.versions import builtin_version_hash
 
 from .storage import bot_code_storage
 
-if TYPE_CHECKING:  # the models import this module (BotVersion.source); it only names their type
+if TYPE_CHECKING:  # it only names their type; the models import nothing of the cache
     from .models import BotVersion
 
 logger = logging.getLogger(__name__)

@@ -9,9 +9,6 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
-from lineit.botkit.sources import BotSource
-
-from .code_cache import version_source
 from .storage import bot_code_storage
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
@@ -129,11 +126,6 @@ class BotVersion(models.Model):
     @property
     def in_placement(self) -> bool:
         return self.placement_started_at is not None and self.placement_ended_at is None
-
-    def source(self) -> BotSource:
-        """The version's code as a file on this host, checked now: bots/code_cache.py's
-        version_source, which callers may call themselves."""
-        return version_source(self)
 
     def read_code(self) -> bytes:
         """The stored code, as uploaded (or registered, for a built-in bot)."""

@@ -27,7 +27,7 @@ def bot_code_storage() -> Storage:
 
 def _stored_code() -> type[Model]:
     """The model of the database's copies, bots.StoredCode, by name: the models reach this module
-    (BotVersion.source, through the cache), so it does not import them."""
+    (code_cache.version_source), so it does not import them."""
     return apps.get_model("bots", "StoredCode")
 
 

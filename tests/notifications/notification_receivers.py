@@ -20,6 +20,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from django.test import TestCase
 
+from bots.code_cache import version_source
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from lineit_platform.celery import app
@@ -165,7 +166,7 @@ def play_in_process(match: Any) -> Any:
     claimed = match_claim(match_id=match.pk, worker="tests")
     assert claimed is not None
     versions = [entrant.version for entrant in claimed.entrants.select_related("version__bot").order_by("index")]
-    result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
+    result = run_match(match_spec(claimed), [InProcessPlayer(version_source(version)) for version in versions])
     assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
     return Match.objects.get(pk=match.pk)
 

@@ -14,6 +14,7 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from bots.runner import sandbox_match_run
 from lineit.botkit.failures import STOPPED
 from lineit.botkit.limits import Limits
@@ -43,7 +44,7 @@ def _play(match: Match, chunk: MatchChunk):  # type: ignore[no-untyped-def]
 
 
 def _play_with(match: Match, chunk: MatchChunk, progress: Progress):  # type: ignore[no-untyped-def]
-    sources = [entrant.version.source() for entrant in match.entrants.order_by("index")]
+    sources = [version_source(entrant.version) for entrant in match.entrants.order_by("index")]
     spec = dataclasses.replace(match_spec(match), shard=range(chunk.first, chunk.stop))
     return sandbox_match_run(
         spec=spec,
@@ -61,7 +62,7 @@ def _games(match: Match) -> list[tuple[int, list[int], list[int], list[int]]]:
 
 
 def _one_process(match: Match):  # type: ignore[no-untyped-def]
-    sources = [entrant.version.source() for entrant in match.entrants.order_by("index")]
+    sources = [version_source(entrant.version) for entrant in match.entrants.order_by("index")]
     return sandbox_match_run(spec=match_spec(match), sources=sources, limits=Limits.from_dict(match.limits))
 
 

@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from bots.runner import sandbox_match_run
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, LiveGame, Match
@@ -74,7 +75,7 @@ def test_games_can_be_watched_as_they_end_and_then_from_the_record(client, versi
     match = match_schedule(versions=[version_factory(), version_factory()], games=3, limits=QUICK, seed=5)
     claimed = match_claim(match_id=match.pk, worker="test")
     assert claimed is not None
-    sources = [entrant.version.source() for entrant in claimed.entrants.order_by("index")]
+    sources = [version_source(entrant.version) for entrant in claimed.entrants.order_by("index")]
     seen: list[dict] = []
 
     def watched(record):  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from bots.runner import sandbox_match_run
 from lineit.botkit.limits import Limits
 from lineit.botkit.referee import GameRecord, PlatformFailure
@@ -61,7 +62,7 @@ def match_execute(*, match_id: int, worker: str) -> Match | None:
                 spec=dataclasses.replace(match_spec(match), shard=range(chunk.first, chunk.stop)),
                 # the code, from the worker's cache (checked by its hash) or the storage: a copy
                 # that cannot be had is a platform failure, which gives the chunk back
-                sources=[entrant.version.source() for entrant in entrants],
+                sources=[version_source(entrant.version) for entrant in entrants],
                 limits=limits,
                 on_game=progress,
                 stopped=frozenset(chunk.stopped),
