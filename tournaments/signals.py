@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 # A match ended (finished, failed or cancelled): ``match``, the row in hand (its origin and who
-# requested it are on it: a receiver need not query). Sent by services/matches.py: _ended.
+# requested it are on it: a receiver need not query). Sent by services/matches/after.py: match_ended.
 match_ended = Signal()
 
 # A tournament finished: ``tournament_id`` (services/tournaments/running.py: _play).

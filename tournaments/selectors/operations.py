@@ -70,7 +70,7 @@ def pending_counts() -> dict[str, int]:
 
 def match_duration_refusal(*, num_players: int, games: int, limits: Limits) -> str | None:
     """Why match_schedule would refuse every match of this size for its length under these
-    limits (services/matches.py: match_duration_check, the one rule), or None when it fits. The
+    limits (services/matches/states.py: match_duration_check, the one rule), or None when it fits. The
     rule reads no row and writes none: the system checks ask it of the settings."""
     try:
         match_duration_check(num_players=num_players, games=games, limits=limits)
