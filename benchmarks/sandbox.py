@@ -63,6 +63,9 @@ class Timed:
     def __getattr__(self, name: str) -> object:
         return getattr(self.player, name)
 
+    def fresh(self) -> Timed:
+        return Timed(self.player.fresh(), self.times, self.last)  # each lane's decisions timed too
+
     def act(self, observation: dict, timeout: float) -> object:
         started = time.perf_counter()
         action = self.player.act(observation, timeout)

@@ -94,6 +94,9 @@ class StoppedPlayer:
     def close(self) -> None:
         pass
 
+    def fresh(self) -> StoppedPlayer:
+        return self
+
     def cleanup(self) -> None:
         pass
 

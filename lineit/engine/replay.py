@@ -5,6 +5,7 @@ The format is documented in docs/replay-format.md and docs/replay.schema.json.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
@@ -20,9 +21,23 @@ REPLAY_FORMAT_VERSION: Final = 2
 READABLE_FORMAT_VERSIONS: Final = (1, 2)
 
 # How a forfeited seat's moves are chosen once its bot failed (docs/replay-format.md, "stand_in"):
-# stand_in_action with one random.Random(seed) for the whole game, drawn at every decision of a
-# forfeited seat in the order of the game. Verification draws the same moves again.
+# stand_in_action with one generator for the whole game (stand_in_generator), drawn at every
+# decision of a forfeited seat in the order of the game. Verification draws the same moves again.
+# STAND_IN_KEYED draws from a stream of its own, keyed by the deck's seed through SHA-256: the
+# stand-in's public moves say nothing of the generator that shuffled the deck. STAND_IN_RANDOM,
+# the stream that shuffled the deck itself, is what older replays name: read, never written.
+STAND_IN_KEYED: Final = "uniform-random-keyed"
 STAND_IN_RANDOM: Final = "uniform-random"
+STAND_INS: Final = (STAND_IN_KEYED, STAND_IN_RANDOM)
+
+
+def stand_in_generator(stand_in: str, seed: int) -> random.Random:
+    """The stand-in's generator for a game dealt from ``seed`` (one of STAND_INS)."""
+    if stand_in == STAND_IN_RANDOM:
+        return random.Random(seed)
+    digest = hashlib.sha256(f"lineit-stand-in:{seed}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
 
 # Every top-level field of the current format, each either recomputed from the moves, checked
 # against them, or reported as a claim (docs/replay-format.md, "What verification checks").
@@ -337,12 +352,13 @@ def verify_replay(document: Mapping[str, Any]) -> Verification:
         forfeits = _forfeits(doc, actions)
         illegal = _illegal_actions(doc, forfeits, actions)
         seed, stand_in = doc["seed"], doc["stand_in"]
-        drawn = stand_in == STAND_IN_RANDOM and seed is not None and all(f.kind for f in forfeits.values())
-        if stand_in is not None and stand_in != STAND_IN_RANDOM:
-            raise ReplayError(f"stand-in {stand_in!r} is unknown to this engine (it knows {STAND_IN_RANDOM!r})")
+        drawn = stand_in in STAND_INS and seed is not None and all(f.kind for f in forfeits.values())
+        if stand_in is not None and stand_in not in STAND_INS:
+            known = " and ".join(repr(name) for name in STAND_INS)
+            raise ReplayError(f"stand-in {stand_in!r} is unknown to this engine (it knows {known})")
         if illegal or (drawn and forfeits):
             from_decision = {seat: forfeit.decision for seat, forfeit in forfeits.items()}
-            generator = random.Random(seed)
+            generator = stand_in_generator(stand_in, seed) if drawn else random.Random(0)
 
             def visit(number: int, seat: int, before: GameState, action: str) -> None:
                 legal = before.legal_actions()
