@@ -261,7 +261,7 @@ def test_verify_names_a_forfeit_unverified_and_refuses_a_forged_one(lineit, tmp_
     crasher = tmp_path / "crasher.py"
     crasher.write_text("def act(observation):\n    raise RuntimeError('no')\n")
     out = tmp_path / "out"
-    assert lineit("match", "random", crasher, "--games", "1", "--in-process", "--replays", out).status == 3
+    assert lineit("match", "random", crasher, "--games", "1", "--seed", "0", "--in-process", "--replays", out).status == 3
     genuine = out / "game-0000.json"
     document = json.loads(genuine.read_text())
     assert document["forfeits"] == [1]
