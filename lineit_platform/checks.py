@@ -95,6 +95,25 @@ def check_production_secret_key(app_configs: Any = None, **kwargs: Any) -> list[
     ]
 
 
+@register(Tags.security)
+def check_replay_signing_key(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """In production (PostgreSQL with DEBUG off) the replays the site serves are signed with a key
+    of its own, which REPLAY_SIGNING_KEY must give: a key made on one machine would differ from
+    the next one's, and vanish with its disk. DEBUG and the embedded default make one in VAR_DIR."""
+    from lineit_platform.replay_signing import may_make_a_key
+
+    if settings.REPLAY_SIGNING_KEY or may_make_a_key():
+        return []
+    return [
+        Error(
+            "REPLAY_SIGNING_KEY is not set: in production (PostgreSQL with DEBUG off) the site signs the replays "
+            "it serves with a key of its own: set it to an Ed25519 private key, e.g. python3 -c 'import base64, "
+            "os; print(base64.b64encode(os.urandom(32)).decode())' (docs/replay-format.md, Signatures)",
+            id="lineit.E009",
+        )
+    ]
+
+
 def _match_durations() -> list[Error | Warning]:
     """The ladder's matches, and the longest test match the API admits, must fit the match time
     limit under the default limits (tournaments.services.matches.match_duration_check refuses a

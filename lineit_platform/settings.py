@@ -97,6 +97,26 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 
+def env_signing_key(name: str) -> str:
+    """A private key for lineit_platform/replay_signing.py, checked now (its value is never
+    quoted: it is a secret); empty when unset."""
+    raw = os.environ.get(name, "").strip()
+    if raw:
+        from lineit_platform.replay_signing import read_private_key
+
+        try:
+            read_private_key(raw)
+        except ValueError as error:
+            raise ImproperlyConfigured(f"{name} is {error}") from None
+    return raw
+
+
+# The key every replay the site serves is signed with (docs/replay-format.md, "Signatures"): an
+# Ed25519 private key as PEM or its 32 bytes in base64. Unset: DEBUG and the embedded default
+# make one in VAR_DIR; production (PostgreSQL, DEBUG off) refuses to start (lineit.E009).
+REPLAY_SIGNING_KEY = env_signing_key("REPLAY_SIGNING_KEY")
+
+
 def env_proxy_ssl_header(name: str) -> tuple[str, str] | None:
     """``X-Forwarded-Proto`` (the proxy's header saying the client used HTTPS, with the value
     ``https``) or ``X-Forwarded-Proto: https``; empty: no such header is believed."""

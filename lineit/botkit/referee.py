@@ -16,13 +16,14 @@ Failure policy (docs/bot-interface.md, applied the same way everywhere):
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lineit.engine import RULES_VERSION, explain_illegal_action, new_game, record_replay
-from lineit.engine.replay import STAND_IN_KEYED, stand_in_action, stand_in_generator
+from lineit.engine.replay import STAND_IN_KEYED, stand_in_action, stand_in_seed
 
 from .failures import ILLEGAL_MOVE, PROTOCOL, STARTUP_FAILED, STOPPED, TIME_BUDGET, TIMEOUT, BotFailure, Failure
 from .limits import Clock, Limits
@@ -218,7 +219,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
             failure(seat, error)
 
     # the stand-in's own stream, keyed by the deck's seed: its moves tell nothing of the deck's
-    stand_in = stand_in_generator(STAND_IN_KEYED, plan.deck_seed)
+    stand_in = random.Random(stand_in_seed(STAND_IN_KEYED, plan.deck_seed))
     decision = 0
     while not state.is_over:
         seat = state.current_player
