@@ -12,7 +12,7 @@ from lineit.botkit.referee import MatchResult
 from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BotSource, builtin_source
 from lineit.sandbox import detect_tier, run_sandboxed_match
-from lineit.sandbox.runtime import runtime_folder
+from lineit.sandbox.runtime import sandbox_folder
 
 NUL = b"\0"
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -51,8 +51,8 @@ def descendants(pid: int) -> list[int]:
 
 
 def sandbox_processes() -> list[str]:
-    """Every process on the machine started from this test process's runtime folder."""
-    marker = str(runtime_folder()).encode()
+    """Every process on the machine started from this test process's sandbox folder."""
+    marker = str(sandbox_folder()).encode()
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
