@@ -254,3 +254,20 @@ def test_a_failing_bots_traceback_names_the_sandbox_files_only(tmp_path: Path) -
     paths = re.findall(r'File "([^"]+)"', failure.stderr_tail)
     assert paths and all(sandbox_file(path) for path in paths), failure.stderr_tail
     assert all(marker not in failure.stderr_tail + failure.message for marker in markers())
+
+
+def test_the_world_holds_every_library_its_programs_load() -> None:
+    from lineit.sandbox.elf import read_elf
+    from lineit.sandbox.world import LEFT_OUT_MODULES, LOADED_BY_NAME
+
+    machine = system(PACKAGE_ROOT / "engine")
+    python = interpreter()
+    programs = [python.executable, *(python.stdlib / "lib-dynload").glob("*.so")]
+    programs = [path for path in programs if path.name.split(".")[0] not in LEFT_OUT_MODULES]
+    given = {*machine.libraries, machine.loader.rsplit("/", 1)[-1]}
+    for path in [*programs, *machine.libraries.values()]:
+        elf = read_elf(str(path))
+        assert elf is not None, path
+        assert set(elf.needed) <= given, (path, set(elf.needed) - given)
+    assert set(LOADED_BY_NAME) <= given and "libc.so.6" in given
+    assert machine.library_folder == str(machine.libraries["libc.so.6"].parent)
