@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
 from lineit.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS
-from lineit.sandbox import SandboxUnavailable, requested_tier
+from lineit.sandbox import SandboxUnavailable, host_view_accepted, requested_tier
 from lineit_platform import throttles
 
 
@@ -41,6 +41,7 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
         )
     try:
         requested_tier()  # the sandbox reads SANDBOX_TIER itself (the CLI and the worker alike)
+        host_view_accepted()  # and SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW
     except SandboxUnavailable as error:
         problems.append(Error(str(error), id="lineit.E005"))
     engine = settings.DATABASES["default"]["ENGINE"]

@@ -332,9 +332,10 @@ MATCH_DATABASE_RETRY_SECONDS = env_int("MATCH_DATABASE_RETRY_SECONDS", 120, mini
 MATCH_RETRY_DELAY_SECONDS = env_int("MATCH_RETRY_DELAY_SECONDS", 10, minimum=0)
 # A queued match whose message may have been lost is sent again after this long.
 MATCH_RESEND_AFTER_SECONDS = env_int("MATCH_RESEND_AFTER_SECONDS", 600, minimum=1)
-# SANDBOX_TIER (empty: the best tier that works) is read by the sandbox itself, for the worker
-# and the command line alike (lineit/sandbox/tiers.py: requested_tier); a system check
-# refuses an unknown value.
+# SANDBOX_TIER (empty: the best tier that works) and SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW (empty: the
+# Landlock tier, where a bot sees this machine's paths, runs no untrusted bot) are read by the
+# sandbox itself, for the worker and the command line alike (lineit/sandbox/tiers.py:
+# requested_tier, host_view_accepted); a system check refuses an unknown value.
 SANDBOX_PIN_CPU = env_bool("SANDBOX_PIN_CPU", True)
 
 # The rating writer applies ranked matches in id order and waits for one still queued or running,
