@@ -27,6 +27,7 @@ COPY lineit ./lineit
 COPY lineit_platform ./lineit_platform
 COPY bots ./bots
 COPY tournaments ./tournaments
+COPY notifications ./notifications
 COPY templates ./templates
 # the documentation the site shows at /docs/ (and lineit/rules.md links to docs/rules.md)
 COPY docs ./docs

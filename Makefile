@@ -27,7 +27,7 @@ services:
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy lineit lineit_platform bots tournaments
+	$(BIN)/mypy lineit lineit_platform bots tournaments notifications
 
 test: install system-deps services lint
 	$(BIN)/pytest

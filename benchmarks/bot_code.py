@@ -1,9 +1,9 @@
-"""What getting a version's code costs a match: BotVersion.source() through the bot storage and the
+"""What getting a version's code costs a match: version_source(version) through the bot storage and the
 worker's cache, against the shortest match it starts.
 
     python benchmarks/bot_code.py [--repeat 100]
 
-Per call of ``BotVersion.source()`` (each match and validation calls it once per entrant): the
+Per call of ``version_source(version)`` (each match and validation calls it once per entrant): the
 warm cache (the copy's sha256 checked), for a small bot and a 1 MB one; a cold cache filled from
 the file under MEDIA_ROOT, and from the database's copy (a host without the file: a worker on
 another host); a built-in bot (its version hash from the code this host ships). Against: one
@@ -48,6 +48,7 @@ def main() -> None:
 
     from django.conf import settings
 
+    from bots.code_cache import version_source
     from bots.runner import sandbox_match_run
     from bots.services import bot_create, bot_version_upload, builtin_bots_register, system_user
     from lineit.botkit.schedule import MatchSpec
@@ -86,10 +87,10 @@ def main() -> None:
     rows.append(("built-in search (version hash of the shipped code)", median_ms(search.source, args.repeat)))
 
     spec = MatchSpec(num_players=2, games=2, seed=1)
-    sources = [random_bot.source(), random_bot.source()]
+    sources = [version_source(random_bot), version_source(random_bot)]
     match_ms = median_ms(lambda: sandbox_match_run(spec=spec, sources=sources), 3)
     print(f"one 2-game match of two random bots in the sandbox: {match_ms:.1f} ms (median of 3)")
-    print(f"BotVersion.source(), median of {args.repeat}:")
+    print(f"version_source(version), median of {args.repeat}:")
     for label, ms in rows:
         print(f"  {label:<52} {ms:8.3f} ms  {ms / match_ms * 100:6.2f}% of that match")
     shutil.rmtree(settings.BOT_CODE_CACHE_DIR, ignore_errors=True)

@@ -23,7 +23,7 @@ def fill(*, matches: int, bots: int) -> None:
     from bots.models import Bot, BotVersion
     from lineit.engine import RULES_VERSION
     from tournaments.models import Match, MatchEntrant, Rating
-    from tournaments.services.matches import entrant_summary
+    from tournaments.services.matches.results import entrant_summary
 
     if Match.objects.count() >= matches:
         return

@@ -66,7 +66,7 @@ def wait(condition: object, what: str, timeout: float = 3600) -> None:
 
 def one_match(versions: list, games: int, *, concurrency: int, chunk: int, kill_at: float | None = None) -> dict:  # type: ignore[type-arg]
     from tournaments.models import LiveGame, Match, MatchChunk
-    from tournaments.services.matches import match_schedule
+    from tournaments.services.matches.states import match_schedule
 
     worker = start_worker(concurrency, chunk)
     try:

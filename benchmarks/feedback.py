@@ -91,7 +91,7 @@ def measure(layout: str, args: argparse.Namespace) -> tuple[list[float], list[fl
     from bots.models import BotVersion
     from bots.services import bot_create, bot_version_upload, builtin_bots_register
     from tournaments.models import Match
-    from tournaments.services.matches import match_cancel, match_schedule
+    from tournaments.services.matches.states import match_cancel, match_schedule
 
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     search, heuristic, greedy, random_bot = builtin_bots_register(names=("search", "heuristic", "greedy", "random"))
@@ -153,7 +153,7 @@ def placement(args: argparse.Namespace) -> None:
     from bots.services import bot_create, bot_version_upload, builtin_bots_register
     from tournaments.models import Match
     from tournaments.selectors.versions import placement_intervals
-    from tournaments.services.matches import match_schedule
+    from tournaments.services.matches.states import match_schedule
     from tournaments.services.ratings_fit import ratings_fit
 
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()

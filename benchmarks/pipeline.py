@@ -30,10 +30,11 @@ def main() -> None:
     args = parser.parse_args()
     scratch_platform("lineit_bench", redis_db=14)
 
+    from bots.code_cache import version_source
     from bots.runner import sandbox_match_run
     from bots.services import builtin_bots_register
     from tournaments.models import Match
-    from tournaments.services.matches import match_schedule, match_spec
+    from tournaments.services.matches.states import match_schedule, match_spec
 
     (random_bot,) = builtin_bots_register(names=("random",))
     versions = [random_bot, random_bot]
@@ -47,7 +48,7 @@ def main() -> None:
     ]
     started = time.perf_counter()
     for spec in specs:
-        sandbox_match_run(spec=spec, sources=[v.source() for v in versions])
+        sandbox_match_run(spec=spec, sources=[version_source(v) for v in versions])
     alone = time.perf_counter() - started
 
     # Pipeline: a real worker.

@@ -25,7 +25,8 @@ import time
 
 import numpy as np
 
-from lineit.stats.plackett_luce import ELO_PER_UNIT, Games, block_from_arrays, bootstrap_intervals, fit_arrays
+from lineit.stats.plackett_luce import ELO_PER_UNIT, bootstrap_intervals, fit_arrays
+from lineit.stats.plackett_luce_model import Games, block_from_arrays
 
 Z = 1.959963984540054
 

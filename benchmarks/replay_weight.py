@@ -35,7 +35,8 @@ def main() -> None:
     from bots.services import builtin_bots_register
     from lineit_platform.web.replay import replay_view
     from tournaments.models import Game
-    from tournaments.services.matches import match_execute, match_schedule
+    from tournaments.services.matches.execution import match_execute
+    from tournaments.services.matches.states import match_schedule
 
     builtin_bots_register(names=("random", "greedy", "heuristic"))
     builtins = list(BotVersion.objects.filter(bot__is_builtin=True).order_by("id"))

@@ -19,7 +19,7 @@ VACUUM ANALYZE (what autovacuum leaves a live database with).
 Printed, with the goal beside each figure:
 - fill: seconds per step and in all;
 - database size: each table's total (heap, TOAST, indexes), and per million games;
-- the Elo recompute over every stored result (tournaments.services.ratings.ratings_recompute:
+- the Elo recompute over every stored result (tournaments.services.ratings_recompute.ratings_recompute:
   what manage.py recompute_ratings runs), goal <= 60 s at 10,000,000 results;
 - the whole-history fit (tournaments.services.ratings_fit.ratings_fit);
 - one ladder tick with every version active (tournaments.services.ladder.ladder_tick, rolled
@@ -489,7 +489,7 @@ def report_sizes() -> None:
 
 def measure_recompute(games: int, *, stored: int) -> None:
     """``games``: the ranked games it folds, of ``stored`` games in all (the goal's 10,000,000)."""
-    from tournaments.services.ratings import ratings_recompute
+    from tournaments.services.ratings_recompute import ratings_recompute
 
     started, cpu = time.perf_counter(), time.process_time()
     outcome = ratings_recompute()

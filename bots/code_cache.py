@@ -17,14 +17,18 @@ import os
 import re
 import tempfile
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from lineit.botkit.referee import PlatformFailure
-from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
+from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES, BotSource
 from lineit.builtin.versions import builtin_version_hash
 
 from .storage import bot_code_storage
+
+if TYPE_CHECKING:  # it only names their type; the models import nothing of the cache
+    from .models import BotVersion
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +41,18 @@ MAX_READ_BYTES = 64 * 1024 * 1024
 class BotCodeUnavailable(PlatformFailure):
     """The platform could not get a version's code: not in the bot storage, the storage did not
     answer, or it holds bytes of another hash. Never the bot's fault."""
+
+
+def version_source(version: BotVersion) -> BotSource:
+    """The version's code as a file on this host, checked now: a built-in bot's own file
+    when this host ships that very version, otherwise this worker's cached copy of the
+    stored code, fetched from the bot storage if missing or altered. Raises BotCodeUnavailable,
+    a platform failure (never the bot's), when the storage does not hold the code or holds other
+    bytes."""
+    if version.bot.is_builtin and (shipped := shipped_builtin_path(version.bot.name, version.sha256)) is not None:
+        return BotSource(name=version.label, path=shipped, builtin=False)
+    path = bot_code_path(name=version.path, sha256=version.sha256, label=version.label, builtin=version.bot.is_builtin)
+    return BotSource(name=version.label, path=path, builtin=False)
 
 
 def shipped_builtin_path(name: str, sha256: str) -> Path | None:

@@ -9,7 +9,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
-from lineit.botkit.sources import BotSource
+from .storage import bot_code_storage
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
 # The platform's own words at the start of a rejection reason (bots.services writes them): the
@@ -127,23 +127,8 @@ class BotVersion(models.Model):
     def in_placement(self) -> bool:
         return self.placement_started_at is not None and self.placement_ended_at is None
 
-    def source(self) -> BotSource:
-        """The version's code as a file on this host, checked now: a built-in bot's own file
-        when this host ships that very version, otherwise this worker's cached copy of the
-        stored code (bots/code_cache.py), fetched from the bot storage if missing or altered.
-        Raises BotCodeUnavailable, a platform failure (never the bot's), when the storage does
-        not hold the code or holds other bytes."""
-        from .code_cache import bot_code_path, shipped_builtin_path
-
-        if self.bot.is_builtin and (shipped := shipped_builtin_path(self.bot.name, self.sha256)) is not None:
-            return BotSource(name=self.label, path=shipped, builtin=False)
-        path = bot_code_path(name=self.path, sha256=self.sha256, label=self.label, builtin=self.bot.is_builtin)
-        return BotSource(name=self.label, path=path, builtin=False)
-
     def read_code(self) -> bytes:
         """The stored code, as uploaded (or registered, for a built-in bot)."""
-        from .storage import bot_code_storage
-
         with bot_code_storage().open(self.path, "rb") as stored:
             return bytes(stored.read())
 
@@ -181,82 +166,3 @@ def reads_text_of(user: object, owner_id: int | None) -> bool:
     """Whether ``user`` may read what the bots of this owner wrote (failure messages, stderr):
     the owner and staff may."""
     return bool(getattr(user, "is_staff", False)) or (owner_id is not None and getattr(user, "pk", None) == owner_id)
-
-
-# --- Notifications (lineit_platform/notifications/, docs/platform.md "Notifications") ---------
-
-
-class NotificationEvent(models.TextChoices):
-    """What a user can be told about, by email or webhook. The values are stable: they are the
-    ``event`` of a webhook's payload and the names the API takes."""
-
-    VERSION_VALIDATED = "version_validated", "a version of yours passed its validation"
-    VERSION_REJECTED = "version_rejected", "a version of yours was rejected by its validation"
-    VERSION_OFF_LADDER = "version_off_ladder", "a version of yours was taken off the ladder"
-    SPRT_DECIDED = "sprt_decided", "the SPRT of a new version against the previous one decided"
-    MATCH_FINISHED = "match_finished", "a test match you requested finished (or failed)"
-    TOURNAMENT_FINISHED = "tournament_finished", "a tournament one of your bots played finished"
-
-
-def all_notification_events() -> list[str]:
-    return list(NotificationEvent.values)
-
-
-class NotificationSettings(models.Model):
-    """A user's choices: which events by email (to the account's address), which by webhook,
-    and the webhook's URL (checked when saved and again when sent). A user without a row has
-    the defaults: every event by email, and by webhook once a URL is set."""
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="notification_settings"
-    )
-    email_events = models.JSONField(default=all_notification_events, blank=True)
-    webhook_events = models.JSONField(default=all_notification_events, blank=True)
-    webhook_url = models.CharField(max_length=2000, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        verbose_name_plural = "notification settings"
-
-    def __str__(self) -> str:
-        return f"notification settings of user {self.user_id}"
-
-
-class Notification(models.Model):
-    """One message to one user on one channel, and how its delivery went. ``key`` says what it
-    is about (``version:12:validated``): one notification per user, channel and key, so an event
-    told twice (a redelivered task) is sent once."""
-
-    class Channel(models.TextChoices):
-        EMAIL = "email"
-        WEBHOOK = "webhook"
-
-    class Status(models.TextChoices):
-        PENDING = "pending"  # being sent, or waiting for its next attempt
-        SENT = "sent"
-        FAILED = "failed"  # given up: out of attempts, or refused for good (last_error says why)
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
-    event = models.CharField(max_length=32, choices=NotificationEvent.choices)
-    channel = models.CharField(max_length=8, choices=Channel.choices)
-    key = models.CharField(max_length=200)
-    destination = models.CharField(max_length=2000)  # the address or the URL, as they were when made
-    subject = models.CharField(max_length=200)
-    text = models.TextField()
-    payload = models.JSONField(default=dict)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    last_error = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            models.UniqueConstraint(fields=["user", "channel", "key"], name="unique_notification_per_channel")
-        ]
-        indexes = [models.Index(fields=["user", "-created_at"], name="notification_user_recent")]
-
-    def __str__(self) -> str:
-        return f"{self.channel} {self.event} to user {self.user_id} ({self.status})"

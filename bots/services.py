@@ -24,11 +24,12 @@ from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
-from lineit_platform.notifications import notify_version_off_ladder, notify_version_validated
 from lineit_platform.queueing import WAITED_FOR, resend_lost, send_after_commit
 
+from .code_cache import version_source
 from .models import Bot, BotVersion
 from .runner import sandbox_match_run
+from .signals import ACTIVATED, RETIRED, version_changed, version_off_ladder, version_validation_ended
 from .storage import bot_code_storage
 from .uploads import UploadLimits, check_upload
 
@@ -186,7 +187,7 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
         rotate_seats=True,
         duplicate_deals=False,
     )
-    result = sandbox_match_run(spec=spec, sources=[version.source(), version.source()], limits=Limits())
+    result = sandbox_match_run(spec=spec, sources=[version_source(version), version_source(version)], limits=Limits())
     failures = [failure for failure in result.failures if failure.kind not in PLATFORM_FAULTS]
     if failures:
         first = failures[0]
@@ -197,7 +198,7 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
         version = bot_version_reject(version=version, reason=reason, stderr=first.stderr_tail, tier=result.tier)
     else:
         version = bot_version_activate(version=version, tier=result.tier)
-    notify_version_validated(version.pk)  # its owner is told, after commit (lineit_platform/notifications)
+    version_validation_ended.send(sender=BotVersion, version_id=version.pk)  # its owner is told (notifications)
     return version
 
 
@@ -215,17 +216,21 @@ def _set_status(version: BotVersion, *, expected: list[str], fields: dict[str, o
 
 def bot_version_activate(*, version: BotVersion, tier: str = "") -> BotVersion:
     """The version passed its validation: active, and its placement starts (when the ladder runs
-    and PLACEMENT_GAMES is not 0). The ladder tick, sent after commit, schedules its first
-    placement match at once rather than at beat's next tick."""
+    and PLACEMENT_GAMES is not 0). Announced (bots/signals.py: version_changed): the tournaments
+    app schedules its first placement match at once rather than at beat's next tick, and starts
+    its SPRT."""
     now = timezone.now()
     fields: dict[str, object] = {"status": BotVersion.Status.ACTIVE, "validated_at": now, "sandbox_tier": tier}
     placement = settings.LADDER_ENABLED and settings.PLACEMENT_GAMES > 0
     if placement:
         fields["placement_started_at"] = now
     version = _set_status(version, expected=[BotVersion.Status.VALIDATING], fields=fields)
-    if placement and version.placement_started_at == now:
-        send_after_commit("tournaments.tasks.ladder_tick", what=f"the placement of version {version.pk}")
-    send_after_commit("tournaments.tasks.sprt_version_changed_task", version.pk, what=f"SPRT of version {version.pk}")
+    version_changed.send(
+        sender=BotVersion,
+        version_id=version.pk,
+        change=ACTIVATED,
+        placement_started=placement and version.placement_started_at == now,
+    )
     return version
 
 
@@ -249,7 +254,8 @@ def bot_version_retire(*, version: BotVersion, retired_by: AbstractBaseUser | No
     if retired_by is not None:
         _may_manage(retired_by, version)
     fields = {"status": BotVersion.Status.RETIRED, "retired_at": timezone.now()}
-    send_after_commit("tournaments.tasks.sprt_version_changed_task", version.pk, what=f"SPRT of version {version.pk}")
+    # Announced whatever state it was in (the tournaments app reads the row after commit).
+    version_changed.send(sender=BotVersion, version_id=version.pk, change=RETIRED)
     return _set_status(version, expected=[BotVersion.Status.ACTIVE, BotVersion.Status.VALIDATING], fields=fields)
 
 
@@ -307,7 +313,7 @@ def bot_version_ladder_remove(*, version: BotVersion, reason: str, match_id: int
         for name, value in fields.items():
             setattr(version, name, value)
         logger.info("%s taken off the ladder: %s", version, reason)
-        notify_version_off_ladder(version.pk)  # its owner is told, after commit
+        version_off_ladder.send(sender=BotVersion, version_id=version.pk)  # its owner is told (notifications)
     else:
         version.refresh_from_db()
     return version

@@ -15,12 +15,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from django.apps import apps
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import FileSystemStorage, Storage, storages
+from django.db.models import Model
 
 
 def bot_code_storage() -> Storage:
     return storages["bots"]
+
+
+def _stored_code() -> type[Model]:
+    """The model of the database's copies, bots.StoredCode, by name: the models reach this module
+    (code_cache.version_source), so it does not import them."""
+    return apps.get_model("bots", "StoredCode")
 
 
 class SharedLocalStorage(FileSystemStorage):
@@ -34,8 +42,6 @@ class SharedLocalStorage(FileSystemStorage):
 
     def _save(self, name: str, content: File) -> str:
         """Written whole, then renamed into place: a reader never sees half a file."""
-        from .models import StoredCode
-
         data = b"".join(content.chunks())
         target = Path(self.path(name))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -43,8 +49,9 @@ class SharedLocalStorage(FileSystemStorage):
             handle.write(data)
         os.chmod(handle.name, 0o644)
         os.replace(handle.name, target)
-        StoredCode.objects.bulk_create(
-            [StoredCode(name=name, content=data)],
+        stored_code = _stored_code()
+        stored_code.objects.bulk_create(
+            [stored_code(name=name, content=data)],
             update_conflicts=True,
             unique_fields=["name"],
             update_fields=["content"],
@@ -59,24 +66,18 @@ class SharedLocalStorage(FileSystemStorage):
     def exists(self, name: str) -> bool:
         """Whether the database holds the shared copy, which every host reads: a file left in
         the folder without it (from before the copies, or by another database) is saved again."""
-        from .models import StoredCode
-
-        return StoredCode.objects.filter(name=name).exists()
+        return _stored_code().objects.filter(name=name).exists()
 
     def size(self, name: str) -> int:
         return super().size(name) if super().exists(name) else len(self._stored(name))
 
     def delete(self, name: str) -> None:
-        from .models import StoredCode
-
         super().delete(name)
-        StoredCode.objects.filter(name=name).delete()
+        _stored_code().objects.filter(name=name).delete()
 
     @staticmethod
     def _stored(name: str) -> bytes:
-        from .models import StoredCode
-
-        content = StoredCode.objects.filter(name=name).values_list("content", flat=True).first()
+        content = _stored_code().objects.filter(name=name).values_list("content", flat=True).first()
         if content is None:
             raise FileNotFoundError(f"{name}: neither in the bot storage's folder on this host nor in the database")
         return bytes(content)

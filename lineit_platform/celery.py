@@ -18,7 +18,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lineit_platform.settings")
 
 app = Celery("lineit_platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["bots", "tournaments", "lineit_platform.notifications"])
+app.autodiscover_tasks(["bots", "tournaments", "notifications"])
 
 
 @worker_init.connect

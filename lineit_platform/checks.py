@@ -117,12 +117,12 @@ def check_replay_signing_key(app_configs: Any = None, **kwargs: Any) -> list[Err
 
 def _match_durations() -> list[Error | Warning]:
     """The ladder's matches, and the longest test match the API admits, must fit the match time
-    limit under the default limits (tournaments.services.matches.match_duration_check refuses a
-    match that does not), and one game the lease, which only a finished game renews."""
+    limit under the default limits (tournaments.selectors.operations.match_duration_refusal says
+    why match_schedule would refuse one that does not), and one game the lease, which only a
+    finished game renews."""
     from lineit.botkit.limits import Limits
     from lineit.botkit.schedule import longest_seconds
-    from lineit_platform.errors import ApplicationError
-    from tournaments.services.matches import match_duration_check
+    from tournaments.selectors.operations import match_duration_refusal
 
     found: list[Error | Warning] = []
     longest_game = longest_seconds(MAX_PLAYERS, 1, Limits())
@@ -136,16 +136,16 @@ def _match_durations() -> list[Error | Warning]:
             )
         )
     for size in (size for size in settings.LADDER_TABLE_SIZES if MIN_PLAYERS <= size <= MAX_PLAYERS):
-        try:
-            match_duration_check(num_players=size, games=size * settings.LADDER_DEALS_PER_MATCH, limits=Limits())
-        except ApplicationError as error:
-            found.append(Error(f"every ladder match of {size} bots would be refused: {error}", id="lineit.E008"))
-    try:
-        match_duration_check(num_players=MAX_PLAYERS, games=settings.API_MATCH_MAX_GAMES, limits=Limits())
-    except ApplicationError as error:
+        refusal = match_duration_refusal(
+            num_players=size, games=size * settings.LADDER_DEALS_PER_MATCH, limits=Limits()
+        )
+        if refusal is not None:
+            found.append(Error(f"every ladder match of {size} bots would be refused: {refusal}", id="lineit.E008"))
+    refusal = match_duration_refusal(num_players=MAX_PLAYERS, games=settings.API_MATCH_MAX_GAMES, limits=Limits())
+    if refusal is not None:
         found.append(
             Warning(
-                f"API_MATCH_MAX_GAMES admits test matches the time limits refuse: {error}. Raise "
+                f"API_MATCH_MAX_GAMES admits test matches the time limits refuse: {refusal}. Raise "
                 "MATCH_TIME_LIMIT_SECONDS, or lower API_MATCH_MAX_GAMES",
                 id="lineit.W004",
             )

@@ -13,7 +13,7 @@ What a scrape reads, each cheap whatever the number of matches (no scan of a lar
   database (MetricTally), so that every worker on every host adds to the same numbers and any
   web process reads them in one query of a few rows. They count each match a worker's match
   task found ended, those the sweeper failed and those cancelled, once each (MetricTalliedMatch
-  marks a match tallied, whichever got there first: tournaments/services/matches.py's _ended
+  marks a match tallied, whichever got there first: tournaments/services/matches/after.py's match_ended
   tallies every match that ends, after commit, and the tasks' hook is kept as a second chance);
   a cancelled match has no duration;
 - ``lineit_queue_messages{queue}``: the messages waiting in each queue, asked of the broker;
@@ -35,7 +35,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -106,38 +105,36 @@ def record_match_ended(match_id: int) -> None:
     """Add match ``match_id`` to the tallies if it has ended and no task added it yet: its
     status, its duration and its games' failures by kind, in one transaction with the mark
     that it is counted. Called after each task that played (part of) a match."""
-    from tournaments.models import GameFailure, Match
+    from tournaments.selectors import operations
 
-    match = Match.objects.filter(pk=match_id).values("status", "started_at", "finished_at").first()
-    if match is None or match["status"] in Match.PENDING:
+    match = operations.match_times(match_id)
+    if match is None or match.pending:
         return
     with transaction.atomic():
         if not _first_to_tally(match_id):
             return
-        additions: dict[tuple[str, str], float] = {(ENDED, match["status"]): 1.0}
-        if match["status"] != Match.Status.CANCELLED and match["started_at"] and match["finished_at"]:
-            seconds = max(0.0, (match["finished_at"] - match["started_at"]).total_seconds())
+        additions: dict[tuple[str, str], float] = {(ENDED, match.status): 1.0}
+        if match.status != operations.CANCELLED and match.started_at and match.finished_at:
+            seconds = max(0.0, (match.finished_at - match.started_at).total_seconds())
             additions |= {(DURATION, _bucket(seconds)): 1.0, (f"{DURATION}_sum", ""): seconds}
-        failures = GameFailure.objects.filter(match_id=match_id).values("kind").annotate(n=Count("id"))
-        for row in failures:
-            additions[(FAILURES, row["kind"])] = float(row["n"])
+        for kind, count in operations.match_failures_by_kind(match_id).items():
+            additions[(FAILURES, kind)] = float(count)
         tallies_add(additions)
 
 
 def record_failed_since(since: datetime) -> None:
     """Tally the matches the sweeper failed from ``since`` on (read on the status index: failed
     matches are few), each once, as record_match_ended does."""
-    from tournaments.models import Match
+    from tournaments.selectors.operations import matches_failed_since
 
-    failed = Match.objects.filter(status=Match.Status.FAILED, finished_at__gte=since).order_by()
-    for match_id in failed.values_list("pk", flat=True):
+    for match_id in matches_failed_since(since):
         record_match_ended(match_id)
 
 
 def match_status(match_id: Any) -> str | None:
-    from tournaments.models import Match
+    from tournaments.selectors import operations
 
-    return Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
+    return operations.match_status(match_id)
 
 
 # --- What a scrape reads ----------------------------------------------------------------------------
@@ -168,27 +165,21 @@ class PlatformCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         from lineit_platform.health import broker_queues
         from lineit_platform.heartbeats import workers_by_queue
-        from tournaments.models import Match
+        from tournaments.selectors import operations
 
         try:
-            pending = dict(
-                Match.objects.filter(status__in=Match.PENDING)
-                .order_by()
-                .values_list("status")
-                .annotate(n=Count("id"))
-                .values_list("status", "n")
-            )
+            pending = operations.pending_counts()
             tallies = _tallies()
             workers = workers_by_queue(QUEUES)
         except DatabaseError as error:  # the scrape still says what it can: the requests, the queues
             logger.warning("metrics without the database's numbers: %s", error)
         else:
             matches = GaugeMetricFamily("lineit_matches", "Matches waiting or playing, by status.", labels=["status"])
-            for status in Match.PENDING:
+            for status in operations.PENDING:
                 matches.add_metric([str(status)], pending.get(status, 0))
             yield matches
             ended = CounterMetricFamily(ENDED, "Matches that ended, by how.", labels=["status"])
-            for status in (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED):
+            for status in operations.ENDED:
                 ended.add_metric([str(status)], tallies.get(ENDED, {}).get(status, 0.0))
             yield ended
             yield _duration(tallies.get(DURATION, {}), tallies.get(f"{DURATION}_sum", {}).get("", 0.0))

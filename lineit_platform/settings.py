@@ -4,6 +4,16 @@ Defaults run everything on one machine with nothing installed: SQLite under var/
 broker on the file system (kombu's filesystem transport), also under var/. ``DATABASE_URL``
 selects PostgreSQL and ``CELERY_BROKER_URL`` selects Redis. docs/platform.md lists every
 variable. The helpers below fail loudly on a value they cannot read, naming the variable.
+
+Why one file of about 700 lines, past the 400 at which a module of the platform becomes a package:
+the settings are read once, top to bottom, and later values are built from earlier ones (the
+broker's visibility timeout from the match time limit, the beat's schedule from the intervals of
+the sections above it; the apps, the middleware and the caches are extended by later sections),
+so the order of reading is part of the meaning. One file keeps that order in view and gives
+every variable one place, the house's one settings file read from the environment (Healthchecks,
+Saleor); settings split over modules would have to import one another in a fixed order to mean
+the same. The file is cut into sections instead (Core, Bots, Matches, Email and notifications,
+Celery, API, Web pages, Operations), each a few screens long.
 """
 
 from __future__ import annotations
@@ -158,6 +168,7 @@ INSTALLED_APPS = [
     "lineit_platform.apps.PlatformConfig",
     "bots.apps.BotsConfig",
     "tournaments.apps.TournamentsConfig",
+    "notifications.apps.NotificationsConfig",
 ]
 
 MIDDLEWARE = [
@@ -370,7 +381,7 @@ PLACEMENT_SPREAD_ELO = env_float("PLACEMENT_SPREAD_ELO", 150.0, minimum=0.0)
 PLACEMENT_INTERVAL_ELO = env_float("PLACEMENT_INTERVAL_ELO", 50.0, minimum=0.0)
 SWEEP_INTERVAL_SECONDS = env_float("SWEEP_INTERVAL_SECONDS", 60.0, minimum=1.0)
 
-# --- Email and notifications (lineit_platform/notifications/, docs/platform.md "Notifications") --
+# --- Email and notifications (notifications/, docs/platform.md "Notifications") ---------------
 
 
 def env_email_url(name: str) -> dict[str, Any]:
@@ -483,7 +494,7 @@ CELERY_ENABLE_UTC = True
 CELERY_TASK_ALWAYS_EAGER = False
 # Three queues (lineit_platform/queueing.py, docs/platform.md "Queues"): interactive work someone
 # waits for, bulk matches nobody waits for, and housekeeping that must never wait behind a match.
-# Matches are sent to a queue by their origin (tournaments/services/matches.py: match_queue).
+# Matches are sent to a queue by their origin (tournaments/services/matches/states.py: match_queue).
 CELERY_TASK_DEFAULT_QUEUE = "bulk"
 CELERY_TASK_ROUTES = {
     "bots.tasks.bot_version_validate_task": {"queue": "interactive"},
@@ -505,10 +516,13 @@ CELERY_TASK_ROUTES = {
         )
     },
 }
-# Notifications: short, on the queue that never waits behind a match.
+# Notifications: short, on the queue that never waits behind a match. The tasks' former names
+# (lineit_platform.notifications.tasks.*) are aliases for one release, so that what the previous
+# release queued is still consumed where it was sent (notifications/tasks.py): remove them after.
 CELERY_TASK_ROUTES.update(
     {
-        f"lineit_platform.notifications.tasks.{name}": {"queue": "housekeeping"}
+        f"{module}.{name}": {"queue": "housekeeping"}
+        for module in ("notifications.tasks", "lineit_platform.notifications.tasks")
         for name in ("notification_event_task", "notification_send_task", "notification_deliver_task")
     }
 )
@@ -652,7 +666,7 @@ SPECTACULAR_SETTINGS = {
         "ParticipationEnum": "tournaments.models.Tournament.Participation",
         "RecurringParticipationEnum": ["all-active", "open"],
         # The events a user is told about by email and by webhook: one choice set, one name.
-        "NotificationEventEnum": "bots.models.NotificationEvent",
+        "NotificationEventEnum": "notifications.models.NotificationEvent",
     },
 }
 
@@ -669,7 +683,7 @@ LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"
 # Test matches requested on the pages share the API's quota (API_MATCH_QUOTA_*, API_MATCH_MAX_GAMES).
 
-# --- Operations: heartbeats, metrics, logs, errors, Celery events (docs/operations.md) ----------
+# --- Operations: heartbeats, metrics, logs, errors, Celery events (docs/deployment.md) ---------
 
 # Each worker writes a heartbeat row this often (lineit_platform/heartbeats.py); one that missed
 # WORKER_HEARTBEAT_MISSED beats counts as down in /health/.

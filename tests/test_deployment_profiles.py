@@ -152,7 +152,7 @@ def test_a_real_worker_under_the_profile_plays_a_match_through_postgresql_and_re
 
     from lineit_platform.models import WorkerHeartbeat
     from tournaments.models import Match
-    from tournaments.services.matches import match_schedule
+    from tournaments.services.matches.states import match_schedule
 
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
     database = connection.settings_dict

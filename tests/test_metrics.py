@@ -22,7 +22,7 @@ from redis_server import free_port
 from lineit_platform.celery import app
 from lineit_platform.metrics import record_match_ended, tallies_add
 from lineit_platform.models import MetricTalliedMatch
-from tournaments.services.matches import match_schedule
+from tournaments.services.matches.states import match_schedule
 from tournaments.tasks import match_run_task
 
 pytestmark = pytest.mark.django_db
@@ -183,7 +183,7 @@ def test_a_match_is_tallied_once_whatever_the_number_of_tasks_that_see_it_end(sc
 
 
 def test_a_cancelled_match_is_counted_as_cancelled(scrape, version_factory, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
-    from tournaments.services.matches import match_cancel
+    from tournaments.services.matches.states import match_cancel
 
     match = match_schedule(versions=[version_factory(), version_factory()], games=2, seed=6)
     before = scrape().get(("lineit_matches_ended_total", (("status", "cancelled"),)), 0.0)

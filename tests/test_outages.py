@@ -23,7 +23,9 @@ from web_process import WebProcess
 
 from bots.models import BotVersion
 from tournaments.models import Match
-from tournaments.services.matches import match_execute, match_schedule, matches_sweep
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
+from tournaments.services.matches.sweeper import matches_sweep
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

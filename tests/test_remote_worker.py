@@ -32,8 +32,8 @@ from bots.runner import sandbox_tier_detect
 from bots.services import builtin_bots_register
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, GameFailure, Match, RatingEvent
-from tournaments.services.matches import match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.matches.states import match_schedule
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

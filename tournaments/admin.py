@@ -12,8 +12,8 @@ from django.utils.safestring import SafeString
 from bots.models import BotVersion
 from lineit.botkit.untrusted import safe_text
 from lineit_platform.errors import ApplicationError
-from tournaments.services.matches import match_cancel, match_requeue
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.matches.states import match_cancel, match_requeue
+from tournaments.services.ratings_recompute import ratings_recompute
 from tournaments.services.tournaments.creation import tournament_create, tournament_create_check
 from tournaments.services.tournaments.recurring import (
     RECURRING_FIELDS,
@@ -98,7 +98,7 @@ def chunk_error(chunk: MatchChunk) -> str:
 
 
 class ChunkInline(admin.TabularInline):
-    """Who played which games of the match, and how many times (services/matches.py)."""
+    """Who played which games of the match, and how many times (services/matches/chunks.py)."""
 
     model = MatchChunk
     extra = 0

@@ -18,7 +18,8 @@ from lineit.botkit.referee import PlatformFailure
 )
 def match_run_task(self, match_id: int) -> str | None:
     from lineit.sandbox import SandboxUnavailable
-    from tournaments.services.matches import match_execute, worker_name
+    from lineit_platform.workers import worker_name
+    from tournaments.services.matches.execution import match_execute
 
     try:
         match = match_execute(match_id=match_id, worker=worker_name(self.request.hostname))
@@ -37,7 +38,7 @@ def ladder_tick() -> int:
 
 @shared_task(acks_late=True, time_limit=120, soft_time_limit=100)
 def matches_sweep() -> dict[str, int]:
-    from tournaments.services.matches import matches_sweep as sweep
+    from tournaments.services.matches.sweeper import matches_sweep as sweep
 
     return sweep()
 

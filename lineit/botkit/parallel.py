@@ -11,12 +11,13 @@ Only one thing carries from game to game of a match: a bot that failed ``max_fai
 is stopped for the rest of it. The games are accepted in order, counting failures as one
 process would; a game that was played with a bot that should have been stopped by then (or
 the other way round) is thrown away and played again, with its later games, by a shard that
-starts with that bot stopped (``StoppedPlayer``). A bot's time bank is per shard: a bot that
+starts with that bot stopped (players.py: ``StoppedPlayer``). A bot's time bank is per shard: a bot that
 draws on it may time out where one process would not (or the other way round).
 
 Every worker stops its bots and removes its temporary folders when the parent stops it (a
 signal, or the end of the command), when its parent dies (a parent-death signal), and on
-Ctrl-C, which reaches it too.
+Ctrl-C, which reaches it too: parallel_worker.py is what runs in a worker process, this module
+the parent's side.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .failures import STOPPED, BotFailure
+from .parallel_worker import worker_main
 from .referee import GameRecord, MatchResult
 from .schedule import MatchSpec
 from .scratch import sweep_stale_folders
@@ -46,8 +47,6 @@ MAX_JOBS = 256
 MIN_SHARD_GAMES = 10  # a worker's bots take 30 to 40 ms each to start: a shard plays at least this
 MAX_SHARD_GAMES = 100
 STOP_GRACE_SECONDS = 30.0  # for a stopped worker to stop its bots and remove its folders
-_PR_SET_PDEATHSIG = 1
-_WORKER_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
 
 # play(spec with its shard, entrants stopped from the start, on_game) -> the shard's result;
 # picklable (a module's function, or a functools.partial of one): it runs in the worker.
@@ -65,40 +64,6 @@ def default_jobs() -> int:
 
 class WorkerLost(Exception):
     """A worker process ended without being asked to (killed by the system, out of memory)."""
-
-
-class StoppedPlayer:
-    """An entrant stopped before its shard begins: every game it is due to play is forfeited as
-    the referee forfeits a stopped bot's games (the same failure, the same message), without
-    running anything."""
-
-    def __init__(self, name: str, max_failures: int) -> None:
-        self.name = name
-        self.message = f"stopped after {max_failures} failed games"
-
-    def start(self, timeout: float) -> None:
-        raise BotFailure(STOPPED, self.message)
-
-    def start_game(self, info: dict[str, Any], timeout: float) -> None:
-        raise BotFailure(STOPPED, self.message)
-
-    def act(self, observation: dict[str, Any], timeout: float) -> Any:
-        raise BotFailure(STOPPED, self.message)
-
-    def end_game(self, result: dict[str, Any], timeout: float) -> None:
-        raise BotFailure(STOPPED, self.message)
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    def close(self) -> None:
-        pass
-
-    def fresh(self) -> StoppedPlayer:
-        return self
-
-    def cleanup(self) -> None:
-        pass
 
 
 @dataclass(frozen=True)
@@ -218,7 +183,7 @@ class GamePool:
         ours, theirs = self._context.Pipe()
         cpu = self.cpus[number % len(self.cpus)]
         process = self._context.Process(
-            target=_worker_main, args=(theirs, cpu, os.getpid()), name=f"lineit-games-{number}", daemon=True
+            target=worker_main, args=(theirs, cpu, os.getpid()), name=f"lineit-games-{number}", daemon=True
         )
         process.start()
         theirs.close()
@@ -387,78 +352,3 @@ class _Round:
             if self.on_match is not None and not self.on_match(match.index, result):
                 self.stopped = True
                 return
-
-
-def _portable(error: Exception) -> Exception:
-    """The error as the parent can unpickle it: itself, or its type's name and its message."""
-    import pickle
-
-    try:
-        pickle.loads(pickle.dumps(error))
-    except Exception:
-        return RuntimeError(f"{type(error).__name__}: {error}")
-    return error
-
-
-def _die_with_parent(parent: int) -> None:
-    """SIGTERM when the parent dies (even by SIGKILL), so this worker stops its bots too."""
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:  # it died before the signal was asked for
-        raise KeyboardInterrupt
-
-
-_stopping = False
-
-
-def _stop(number: int, frame: object) -> None:
-    """The first stop signal kills every bot this worker started, then unwinds the shard being
-    played (its folders removed); any later one does nothing, so it cannot cut that short (the
-    handler stays: ignoring the signal instead would make Python raise for one already pending).
-
-    The bots are killed here, before the unwinding, because the signal may land anywhere, in a
-    player's own clean-up too: between marking its bot killed and killing it, after which its
-    close() would wait for a bot that nobody kills."""
-    global _stopping
-    if _stopping:
-        return
-    _stopping = True
-    _kill_children()
-    raise KeyboardInterrupt
-
-
-def _kill_children() -> None:
-    """SIGKILL this process's children: each bot's bubblewrap (whose pid namespace, the bot in
-    it, dies with it) or, in the Landlock tier, its host. Reaped by the players' clean-up."""
-    own = f"/proc/{os.getpid()}/task"
-    with contextlib.suppress(OSError):
-        for task in os.listdir(own):
-            with contextlib.suppress(OSError), open(f"{own}/{task}/children") as children:
-                for child in children.read().split():
-                    with contextlib.suppress(OSError):
-                        os.kill(int(child), signal.SIGKILL)
-
-
-def _worker_main(connection: Connection, cpu: int, parent: int) -> None:
-    for number in _WORKER_SIGNALS:
-        signal.signal(number, _stop)
-    try:
-        _die_with_parent(parent)
-        os.dup2(2, 1)  # a bot's print() (in-process) must not reach the parent's table or JSON
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, {cpu})  # this worker's referee and the bots it starts
-        while True:
-            task = connection.recv()
-            if task is None:
-                return
-            play, spec, stopped = task
-            try:
-                result = play(spec, stopped, lambda record: connection.send(("game", record)))
-            except Exception as error:
-                connection.send(("error", _portable(error)))
-                continue
-            connection.send(("done", dataclasses.replace(result, games=[])))
-    except (KeyboardInterrupt, EOFError, OSError):
-        return  # stopped, or the parent is gone: what was being played has been cleaned up

@@ -1,5 +1,6 @@
-"""Players: what the referee talks to, one per entrant. In-process players live here; the
-sandbox package supplies isolated ones with the same methods."""
+"""Players: what the referee talks to, one per entrant. In-process players live here (and the
+player of an entrant stopped before its shard begins, which runs nothing); the sandbox package
+supplies isolated ones with the same methods."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any, Protocol
 
 from lineit.engine.observation import private_copy
 
-from .failures import EXCEPTION, EXITED, LOAD, MEMORY, BotFailure
+from .failures import EXCEPTION, EXITED, LOAD, MEMORY, STOPPED, BotFailure
 from .interface import BotLoadError, Policy, load_policy
 from .scratch import scratch_folder
 from .sources import BotSource
@@ -132,3 +133,37 @@ class InProcessPlayer:
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None
+
+
+class StoppedPlayer:
+    """An entrant stopped before its shard begins: every game it is due to play is forfeited as
+    the referee forfeits a stopped bot's games (the same failure, the same message), without
+    running anything."""
+
+    def __init__(self, name: str, max_failures: int) -> None:
+        self.name = name
+        self.message = f"stopped after {max_failures} failed games"
+
+    def start(self, timeout: float) -> None:
+        raise BotFailure(STOPPED, self.message)
+
+    def start_game(self, info: dict[str, Any], timeout: float) -> None:
+        raise BotFailure(STOPPED, self.message)
+
+    def act(self, observation: dict[str, Any], timeout: float) -> Any:
+        raise BotFailure(STOPPED, self.message)
+
+    def end_game(self, result: dict[str, Any], timeout: float) -> None:
+        raise BotFailure(STOPPED, self.message)
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        pass
+
+    def fresh(self) -> StoppedPlayer:
+        return self
+
+    def cleanup(self) -> None:
+        pass

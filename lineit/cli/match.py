@@ -16,8 +16,8 @@ from typing import Any
 
 from lineit.botkit.failures import LOAD, STOPPED
 from lineit.botkit.limits import Limits
-from lineit.botkit.parallel import MAX_JOBS, GamePool, MatchJob, StoppedPlayer, WorkerLost, default_jobs, shard_size
-from lineit.botkit.players import InProcessPlayer, Player
+from lineit.botkit.parallel import MAX_JOBS, GamePool, MatchJob, WorkerLost, default_jobs, shard_size
+from lineit.botkit.players import InProcessPlayer, Player, StoppedPlayer
 from lineit.botkit.referee import GameRecord, MatchResult, PlatformFailure, run_match
 from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_NAMES, BotNotFound, BotSource, resolve_bot

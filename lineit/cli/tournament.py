@@ -22,7 +22,6 @@ from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_NAMES, BotSource
 from lineit.botkit.untrusted import safe_text
 from lineit.engine import RULESETS, STANDARD
-from lineit.formats.api import bracket_state, planned_rounds
 from lineit.formats.bracket import FINAL, LOSERS, WINNERS, tree_order
 
 from .errors import BotsForfeited, CommandError, UsageError
@@ -57,13 +56,9 @@ examples:
   lineit tournament mybot.py greedy heuristic random --format double --replays out/
   lineit tournament a.py b.py c.py d.py e.py f.py g.py --format double --table-size 3"""
 
-FORMAT_TITLES = {
-    formats.ROUND_ROBIN: "round robin",
-    formats.SWISS: "Swiss",
-    formats.SINGLE: "single elimination",
-    formats.DOUBLE: "double elimination",
-}
 DEFAULT_GAMES_PER_TABLE_SEAT = 4
+# The options a flag sets, each read by the formats that the registry says read it.
+OPTION_FLAGS = {"rounds": "--rounds", "cycles": "--cycles", "advance": "--advance"}
 
 
 def add_parser(commands: Any) -> None:
@@ -75,7 +70,9 @@ def add_parser(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("bots", nargs="+", metavar="BOT", help="the entrants: built-in names, files, zips or folders")
-    parser.add_argument("--format", choices=formats.FORMATS, default=formats.ROUND_ROBIN, help="default round-robin")
+    parser.add_argument(
+        "--format", choices=formats.format_names(), default=formats.ROUND_ROBIN, help="default round-robin"
+    )
     parser.add_argument("--table-size", type=int, default=2, metavar="K", help="seats per table, 2 to 5 (default 2)")
     parser.add_argument("--rounds", type=int, metavar="N", help="Swiss only: rounds (default ceil(log2 bots))")
     parser.add_argument("--cycles", type=int, metavar="N", help="round robin only: play the schedule N times")
@@ -120,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print()
         print(standings_table(state))
-        if args.format in (formats.SINGLE, formats.DOUBLE):
+        if formats.get_format(args.format).has_bracket:
             print()
             print(bracket_text(state))
         if replays is not None:
@@ -134,12 +131,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def tournament_options(args: argparse.Namespace) -> formats.Options:
-    if args.rounds is not None and args.format != formats.SWISS:
-        raise UsageError("--rounds is for --format swiss")
-    if args.cycles is not None and args.format != formats.ROUND_ROBIN:
-        raise UsageError("--cycles is for --format round-robin")
-    if args.advance is not None and args.format not in (formats.SINGLE, formats.DOUBLE):
-        raise UsageError("--advance is for --format single or double")
+    for option, flag in OPTION_FLAGS.items():
+        readers = formats.option_readers(option)
+        if getattr(args, option) is not None and args.format not in readers:
+            raise UsageError(f"{flag} is for --format {' or '.join(readers)}")
     games = args.games_per_pairing
     if games is None:
         games = DEFAULT_GAMES_PER_TABLE_SEAT * args.table_size
@@ -272,23 +267,27 @@ class Runner:
 
 def estimated_matches(state: formats.TournamentState) -> int:
     """Matches the tournament will play (elimination: before byes are known, an upper bound)."""
-    rounds = planned_rounds(state)
+    rounds = formats.planned_rounds(state)
     tables = len(state.entrants) // state.options.table_size
     if rounds is not None:
         return rounds * tables
-    return sum(1 for match in bracket_state(state).bracket.matches.values() if match.id != "GF2")
+    filled = formats.bracket_state(state)
+    if filled is not None:
+        return sum(1 for match in filled.bracket.matches.values() if match.id != "GF2")
+    return tables  # not known in advance: the bar's total grows as rounds are played
 
 
 def describe(state: formats.TournamentState, args: argparse.Namespace) -> str:
     options = state.options
-    parts = [
-        f"Tournament: {FORMAT_TITLES[state.format]}, {len(state.entrants)} bots, tables of {options.table_size}",
-        f"{options.games_per_pairing} games per pairing (duplicate deals)",
-        f"ruleset {args.ruleset}, seed {state.seed}",
-    ]
-    if state.format == formats.SWISS:
-        parts.insert(1, f"{options.rounds} rounds")
-    return ", ".join(parts)
+    format = formats.get_format(state.format)
+    return ", ".join(
+        [
+            f"Tournament: {format.label}, {len(state.entrants)} bots, tables of {options.table_size}",
+            *format.describe(options),
+            f"{options.games_per_pairing} games per pairing (duplicate deals)",
+            f"ruleset {args.ruleset}, seed {state.seed}",
+        ]
+    )
 
 
 def names_of(state: formats.TournamentState) -> dict[int, str]:
@@ -317,7 +316,7 @@ def round_lines(state: formats.TournamentState, number: int) -> str:
 
 def standings_table(state: formats.TournamentState) -> str:
     names = names_of(state)
-    elimination = state.format in (formats.SINGLE, formats.DOUBLE)
+    elimination = formats.get_format(state.format).has_bracket
     header = ["place", "bot", "seed", "points", "matches", "byes"]
     header += ["out in"] if elimination else ["Buchholz", "game score", "head-to-head"]
     rows = [header]
@@ -337,7 +336,9 @@ SECTION_TITLES = {WINNERS: "Winners bracket", LOSERS: "Losers bracket", FINAL: "
 
 
 def bracket_text(state: formats.TournamentState) -> str:
-    filled = bracket_state(state)
+    filled = formats.bracket_state(state)
+    if filled is None:
+        raise ValueError(f"a {state.format} tournament has no bracket")
     names = names_of(state)
     seeds = state.seeds
     bracket = filled.bracket

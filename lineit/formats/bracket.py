@@ -37,11 +37,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import DOUBLE, EntrantId, FormatError
+from .model import EntrantId, FormatError
 
 WINNERS = "winners"
 LOSERS = "losers"
 FINAL = "final"
+
+# The kinds of bracket (``Bracket.kind``, "kind" in the JSON).
+SINGLE_KIND = "single"
+DOUBLE_KIND = "double"
 
 Destination = tuple[str, int]  # (match id, slot index)
 
@@ -151,7 +155,7 @@ def build_single(entrants: int, table_size: int, advance: int, prefix: str = "W"
         for place in range(1, len(match.sources) + 1):
             match.destinations.setdefault(place, None)
     matches[f"{prefix}{final_round}-1"].section = FINAL if prefix == "W" else WINNERS
-    return Bracket("single", table_size, advance, entrants, matches)
+    return Bracket(SINGLE_KIND, table_size, advance, entrants, matches)
 
 
 def tree_order(bracket: Bracket, round_number: int) -> list[str]:
@@ -211,7 +215,7 @@ def build_double(entrants: int, grand_final_reset: bool) -> Bracket:
     if grand_final_reset:
         matches["GF2"] = BracketMatch("GF2", FINAL, 2, [Source(match="GF", place=1), Source(match="GF", place=2)],
                                       destinations={1: None, 2: None}, depth=loser_rounds + 1)  # fmt: skip
-    return Bracket(DOUBLE, 2, 1, entrants, matches, grand_final_reset)
+    return Bracket(DOUBLE_KIND, 2, 1, entrants, matches, grand_final_reset)
 
 
 # --- state: the bracket filled in with results ---------------------------------------------------
@@ -297,7 +301,7 @@ def resolve(bracket: Bracket, seeded: Sequence[EntrantId], played: Mapping[str, 
             for place, entrant in enumerate(order[1:], start=2):
                 if not reset_due or entrant not in upper:
                     knocked_out[entrant] = (match.depth, -place, match.id)
-        elif (match.id == "GF2" and order) or (match.section == FINAL and bracket.kind != DOUBLE and order):
+        elif (match.id == "GF2" and order) or (match.section == FINAL and bracket.kind != DOUBLE_KIND and order):
             champion = order[0]
     if champion is not None:
         knocked_out[champion] = (max(m.depth for m in bracket.matches.values()) + 1, 0, "")

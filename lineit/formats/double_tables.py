@@ -31,8 +31,18 @@ from __future__ import annotations
 
 import itertools
 
-from .bracket import FINAL, LOSERS, WINNERS, Bracket, BracketMatch, Source, build_single, snake, tree_order
-from .model import DOUBLE
+from .bracket import (
+    DOUBLE_KIND,
+    FINAL,
+    LOSERS,
+    WINNERS,
+    Bracket,
+    BracketMatch,
+    Source,
+    build_single,
+    snake,
+    tree_order,
+)
 
 
 def build_double_tables(entrants: int, table_size: int, advance: int, grand_final_reset: bool) -> Bracket:
@@ -61,7 +71,7 @@ def build_double_tables(entrants: int, table_size: int, advance: int, grand_fina
         seats = finalists + [Source(match="GF", place=1)]
         matches["GF2"] = BracketMatch("GF2", FINAL, 2, seats, depth=lower.rounds + 2)
         matches["GF2"].destinations = dict.fromkeys(range(1, advance + 2))
-    return Bracket(DOUBLE, table_size, advance, entrants, matches, grand_final_reset)
+    return Bracket(DOUBLE_KIND, table_size, advance, entrants, matches, grand_final_reset)
 
 
 def _droppers(bracket: Bracket, number: int) -> list[Source]:

@@ -6,15 +6,10 @@ so the Django app can keep a tournament's whole state in one JSON column.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
-
-ROUND_ROBIN = "round-robin"
-SWISS = "swiss"
-SINGLE = "single"
-DOUBLE = "double"
-FORMATS = (ROUND_ROBIN, SWISS, SINGLE, DOUBLE)
 
 MIN_TABLE = 2
 MAX_TABLE = 5
@@ -76,6 +71,42 @@ class Options:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Options:
         return cls(**data)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A field of ``Options`` that only some formats read (each format names those it reads), and
+    what its value must be: a whole number or true/false; with ``default_none`` also None, the
+    format's default. ``field_bound``: the values allowed depend on the number of entrants, so
+    they are checked once the field is known."""
+
+    name: str
+    kind: type[int] | type[bool]
+    default_none: bool = False
+    field_bound: bool = False
+
+    def check(self, value: object) -> None:
+        """Raise FormatError unless ``value`` (as a JSON object gives it) is of the option's type."""
+        if value is None and self.default_none:
+            return
+        if self.kind is bool and not isinstance(value, bool):
+            raise FormatError(f"{self.name} must be true or false, not {value!r}")
+        if self.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise FormatError(f"{self.name} must be a whole number, not {value!r}")
+
+
+ROUNDS = Option("rounds", int, default_none=True, field_bound=True)
+CYCLES = Option("cycles", int)
+ADVANCE = Option("advance", int, default_none=True)
+GRAND_FINAL_RESET = Option("grand_final_reset", bool)
+FORMAT_OPTIONS = (ROUNDS, CYCLES, ADVANCE, GRAND_FINAL_RESET)  # every option some format may read
+
+
+def for_any_field(options: Options) -> Options:
+    """``options`` with those whose values depend on the field size left to the format's default:
+    what can be checked before the entrants are known (open sign-up)."""
+    unset: dict[str, Any] = {option.name: None for option in FORMAT_OPTIONS if option.field_bound}
+    return dataclasses.replace(options, **unset)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Round robin schedules. The whole schedule is known before the first match.
+"""The round robin format, and its schedules. The whole schedule is known before the first match.
 
 Two seats: the circle method (Berger tables). With an odd number of entrants a phantom sits in
 the fixed position, so whoever meets it has the bye; every entrant starts in the first seat
@@ -12,14 +12,23 @@ swapping two entrants of different tables while that helps. Rounds are added unt
 has met and everyone has sat out equally often (byes come in blocks of n / gcd(n, n mod k)
 rounds). Seats are then balanced over the whole schedule (seating.py). ``cycles`` repeats the
 schedule with the seats rotated by one.
+
+Standings: points per match played, then game score per match, then head-to-head, then the seed
+(standings.py).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 
+from .model import CYCLES, FormatError, Options, Standing, TournamentState, derived_seed
+from .registry import Table, TournamentFormat, register
 from .seating import equitable_seats
+from .standings import standings
+
+ROUND_ROBIN = "round-robin"
 
 Schedule = list[list[tuple[int, ...]]]  # rounds of tables of positions; a 1-tuple is a bye
 
@@ -116,3 +125,48 @@ def _cover_one_new_pair(tables: list[list[int]], meetings: list[list[int]]) -> N
 def rotate_seats(schedule: Schedule, shift: int) -> Schedule:
     """The same schedule with every table's seats moved ``shift`` places (the next cycle)."""
     return [[table[shift % len(table) :] + table[: shift % len(table)] for table in round_] for round_ in schedule]
+
+
+@functools.lru_cache(maxsize=32)
+def schedule(count: int, table_size: int, seed: int, cycles: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The whole schedule: every round's tables of positions in the seeding."""
+    if table_size == 2:
+        once = berger_rounds(count)
+        rounds = [round_ for cycle in range(cycles) for round_ in rotate_seats(once, cycle)]
+    else:
+        # "round-robin" names this draw in the seed: it stays as it is, whatever the format's name.
+        once = table_rounds(count, table_size, random.Random(derived_seed(seed, "round-robin")))
+        rounds = seat_schedule([round_ for _ in range(cycles) for round_ in once], table_size)
+    return tuple(tuple(tuple(table) for table in round_) for round_ in rounds)
+
+
+def schedule_of(state: TournamentState) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    return schedule(len(state.entrants), state.options.table_size, state.seed, state.options.cycles)
+
+
+class RoundRobin(TournamentFormat):
+    name = ROUND_ROBIN
+    label = "round robin"
+    options = (CYCLES,)
+    tie_breaks = ("game_score", "head_to_head")
+
+    def check(self, entrants: int, options: Options) -> None:
+        if not 1 <= options.cycles <= 10:
+            raise FormatError(f"cycles must be from 1 to 10, not {options.cycles}")
+
+    def pair(self, state: TournamentState) -> list[Table] | None:
+        rounds = schedule_of(state)
+        number = len(state.rounds) + 1
+        if number > len(rounds):
+            return None
+        ids = [entrant.id for entrant in state.entrants]
+        return [(tuple(ids[position] for position in table), None) for table in rounds[number - 1]]
+
+    def standings(self, state: TournamentState) -> list[Standing]:
+        return standings(state, per_match=True)
+
+    def planned_rounds(self, state: TournamentState) -> int | None:
+        return len(schedule_of(state))
+
+
+register(RoundRobin())

@@ -1,4 +1,5 @@
-"""Standings of round robin and Swiss tournaments, with their tie-breaks.
+"""What the rounds played so far say: each entrant's record, who met whom, and the standings of
+round robin and Swiss tournaments (the default of a format), with their tie-breaks.
 
 Swiss, best first: match points (a bye is worth one win), then Buchholz (the sum, over one's
 matches, of the opponents' points divided by the number of opponents at the table: with two
@@ -18,7 +19,8 @@ import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .model import ROUND_ROBIN, EntrantId, Standing, TournamentState
+from .model import EntrantId, Standing, TournamentState
+from .seating import SeatBook
 
 
 @dataclass
@@ -60,10 +62,28 @@ def head_to_head_points(state: TournamentState, group: set[EntrantId]) -> dict[E
     return taken
 
 
-def standings(state: TournamentState) -> list[Standing]:
-    """The table as it stands after the rounds played so far, best first."""
-    round_robin = state.format == ROUND_ROBIN
-    table = records(state, bye_points=0.0 if round_robin else 1.0)
+def history(state: TournamentState) -> tuple[dict[frozenset[EntrantId], int], dict[EntrantId, int], SeatBook]:
+    """How often each pair has met, each entrant's byes, and everyone's seats so far."""
+    met: dict[frozenset[EntrantId], int] = {}
+    byes: dict[EntrantId, int] = {}
+    book = SeatBook(state.options.table_size)
+    for round_ in state.rounds:
+        for pairing in round_.pairings:
+            if pairing.bye:
+                byes[pairing.entrants[0]] = byes.get(pairing.entrants[0], 0) + 1
+                continue
+            book.record(pairing.entrants)
+            for index, first in enumerate(pairing.entrants):
+                for second in pairing.entrants[index + 1 :]:
+                    key = frozenset((first, second))
+                    met[key] = met.get(key, 0) + 1
+    return met, byes, book
+
+
+def standings(state: TournamentState, *, per_match: bool = False) -> list[Standing]:
+    """The table as it stands after the rounds played so far, best first: as a Swiss ranks (a
+    bye worth a win), or with ``per_match`` as a round robin ranks (see the module's notes)."""
+    table = records(state, bye_points=0.0 if per_match else 1.0)
     seeds = state.seeds
     buchholz: dict[EntrantId, float] = {}
     for entrant, record in table.items():
@@ -75,7 +95,7 @@ def standings(state: TournamentState) -> list[Standing]:
 
     def leading_keys(entrant: EntrantId) -> tuple[float, ...]:
         record = table[entrant]
-        if round_robin:
+        if per_match:
             played = max(record.matches, 1)
             return (-round(record.points / played, 9), -round(record.game_score / played, 9))
         return (-round(record.points, 9), -round(buchholz[entrant], 9), -round(record.game_score, 9))

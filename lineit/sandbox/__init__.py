@@ -17,7 +17,7 @@ to its SandboxedPlayer over two pipes.
 
 from .launch import BUBBLEWRAP, LANDLOCK, TIERS
 from .match import run_sandboxed_match
-from .player import SandboxedPlayer, TurnGate
+from .player import SandboxedPlayer
 from .tiers import (
     SandboxUnavailable,
     TierReport,
@@ -27,6 +27,7 @@ from .tiers import (
     requested_tier,
     require_tier,
 )
+from .turns import TurnGate
 
 __all__ = [
     "BUBBLEWRAP",

@@ -6,14 +6,15 @@ import os
 from collections.abc import Callable
 
 from lineit.botkit.limits import Limits
-from lineit.botkit.parallel import StoppedPlayer
+from lineit.botkit.players import StoppedPlayer
 from lineit.botkit.referee import GameRecord, MatchResult, run_match
 from lineit.botkit.schedule import MatchSpec, most_decisions
 from lineit.botkit.sources import BotSource
 
 from .cpus import claim_cpu, release_cpu
-from .player import SandboxedPlayer, TurnGate, default_cpu_seconds
+from .player import SandboxedPlayer
 from .tiers import require_tier
+from .turns import TurnGate, default_cpu_seconds
 
 
 def run_sandboxed_match(

@@ -14,6 +14,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.request import Request
 
 from bots.models import Bot, BotVersion
+from lineit import formats
 from lineit.engine import RULES_VERSION, RULESETS
 from tournaments.models import Game, Match, MatchQuerySet, Rating, RatingEvent, Tournament
 
@@ -233,7 +234,7 @@ class RatingHistoryFilter(FilterSet):
 
 class TournamentFilter(FilterSet):
     status = filters.ChoiceFilter(choices=Tournament.Status.choices)
-    format = filters.ChoiceFilter(choices=Tournament.Format.choices)
+    format = filters.ChoiceFilter(choices=formats.FORMAT_CHOICES)  # the registry's, when the filter set is made
     ruleset = filters.ChoiceFilter(choices=RULESET_CHOICES)
     ranked = BooleanFilter()
 

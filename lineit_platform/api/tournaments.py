@@ -16,16 +16,17 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from lineit import formats
 from lineit.engine import RULESETS, STANDARD
 from tournaments.models import TOURNAMENT_SETTINGS, RecurringTournament, Tournament
 from tournaments.services.tournaments.recurring import recurring_tournament_save
 
 
 class RecurringTournamentSerializer(serializers.ModelSerializer):
-    format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    format = serializers.ChoiceField(choices=formats.FORMAT_CHOICES)  # the registry's, when the serializer is made
     table_size = serializers.IntegerField(min_value=2, max_value=5, default=2)
     options = serializers.DictField(
-        required=False, default=dict, help_text="rounds, cycles, advance, grand_final_reset"
+        required=False, default=dict, help_text=", ".join(option.name for option in formats.FORMAT_OPTIONS)
     )
     games_per_pairing = serializers.IntegerField(min_value=1, max_value=1000, default=8)
     ruleset = serializers.ChoiceField(choices=list(RULESETS), default=STANDARD)

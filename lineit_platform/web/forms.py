@@ -8,11 +8,12 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
-from bots.models import BOT_NAME_PATTERN, Bot, BotVersion, NotificationEvent
+from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
 from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform import throttles
 from lineit_platform.errors import ApplicationError
-from lineit_platform.notifications.services import email_check, webhook_url_check
+from notifications.models import NotificationEvent
+from notifications.services import email_check, webhook_url_check
 
 from .selectors import playable_versions
 
@@ -135,7 +136,7 @@ class TestMatchForm(NoColonMixin, forms.Form):
 
 class NotificationSettingsForm(NoColonMixin, forms.Form):
     """Your notification settings: the address mail goes to, the events told by mail and by
-    webhook, the webhook's URL (lineit_platform/notifications: checked when saved and sent)."""
+    webhook, the webhook's URL (notifications/webhooks.py: checked when saved and sent)."""
 
     email = forms.CharField(
         required=False,

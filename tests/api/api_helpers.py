@@ -8,11 +8,13 @@ from typing import Any
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from bots.code_cache import version_source
 from bots.models import BotVersion
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from tournaments.models import Match
-from tournaments.services.matches import match_claim, match_record_result, match_schedule, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_schedule, match_spec
 
 CRASHING_BOT = b"""def act(observation):
     raise RuntimeError("alice's secret strategy failed")
@@ -47,7 +49,7 @@ def play(
     match = match_schedule(versions=versions, games=games, ranked=ranked, seed=seed, requested_by=requested_by)
     claimed = match_claim(match_id=match.pk, worker="api-tests")
     assert claimed is not None
-    result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
+    result = run_match(match_spec(claimed), [InProcessPlayer(version_source(version)) for version in versions])
     assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
     return Match.objects.get(pk=match.pk)
 
@@ -58,5 +60,5 @@ def play_queued(**filters: Any) -> None:
         claimed = match_claim(match_id=match.pk, worker="api-tests")
         assert claimed is not None
         versions = [e.version for e in claimed.entrants.select_related("version__bot").order_by("index")]
-        result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
+        result = run_match(match_spec(claimed), [InProcessPlayer(version_source(version)) for version in versions])
         assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)

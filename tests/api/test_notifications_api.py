@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from api_helpers import assert_error, client_for
 
-from bots.models import NotificationEvent, NotificationSettings
+from notifications.models import NotificationEvent, NotificationSettings
 
 pytestmark = pytest.mark.django_db
 

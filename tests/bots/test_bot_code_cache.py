@@ -18,7 +18,7 @@ from django.core.files.base import ContentFile
 from django.test import override_settings
 
 import bots.services
-from bots.code_cache import BotCodeUnavailable
+from bots.code_cache import BotCodeUnavailable, version_source
 from bots.models import BotVersion, StoredCode
 from bots.services import bot_create, bot_version_upload, bot_version_validate, builtin_bots_register
 from bots.storage import bot_code_storage
@@ -26,7 +26,8 @@ from lineit.botkit.limits import Limits
 from lineit.botkit.referee import PlatformFailure
 from lineit.botkit.sources import BUILTIN_DIR
 from tournaments.models import Game, GameFailure
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +59,7 @@ def local_file(version: BotVersion) -> Path:
 
 
 def test_the_first_use_fills_the_cache_from_the_storage(uploaded: BotVersion, cache: Path) -> None:
-    source = uploaded.source()
+    source = version_source(uploaded)
     assert source.path == cache / uploaded.sha256 / "bot.py"
     assert source.path.read_bytes() == uploaded.read_code()
     assert hashlib.sha256(source.path.read_bytes()).hexdigest() == uploaded.sha256
@@ -76,7 +77,7 @@ def test_a_package_is_cached_as_the_zip_it_was(alice, cache: Path) -> None:  # t
     version = bot_version_upload(
         bot=bot, uploaded_by=alice, filename="bot.zip", content=package.getvalue(), validate=False
     )
-    source = version.source()
+    source = version_source(version)
     assert source.is_zip and source.path == cache / version.sha256 / "bot.zip"
     assert source.path.read_bytes() == package.getvalue()
 
@@ -85,21 +86,21 @@ def test_a_host_without_the_file_reads_the_database_copy(uploaded: BotVersion, c
     # Given a worker on another host: its MEDIA_ROOT does not hold the file
     local_file(uploaded).unlink()
     # Then the code comes from the database's copy, through the same storage
-    assert uploaded.source().path.read_bytes() == bytes(StoredCode.objects.get(name=uploaded.path).content)
+    assert version_source(uploaded).path.read_bytes() == bytes(StoredCode.objects.get(name=uploaded.path).content)
     assert bot_code_storage().exists(uploaded.path)
 
 
 def test_an_altered_cache_file_is_fetched_again(uploaded: BotVersion, caplog: pytest.LogCaptureFixture) -> None:
-    cached = uploaded.source().path
+    cached = version_source(uploaded).path
     original = cached.read_bytes()
     cached.chmod(0o644)
     cached.write_bytes(b"import os\ndef act(observation):\n    os.system('evil')\n")
-    assert uploaded.source().path == cached
+    assert version_source(uploaded).path == cached
     assert cached.read_bytes() == original
     assert "does not match its sha256; fetching it again" in caplog.text
     # A copy cut short is fetched again too
     cached.write_bytes(original[:10])
-    assert uploaded.source().path.read_bytes() == original
+    assert version_source(uploaded).path.read_bytes() == original
 
 
 def test_stored_bytes_of_another_hash_are_a_platform_failure(uploaded: BotVersion, cache: Path) -> None:
@@ -108,7 +109,7 @@ def test_stored_bytes_of_another_hash_are_a_platform_failure(uploaded: BotVersio
     local_file(uploaded).unlink()
     # Then the version cannot be played, and the failure is the platform's, saying why
     with pytest.raises(BotCodeUnavailable, match="holds other bytes than the version's code") as raised:
-        uploaded.source()
+        version_source(uploaded)
     assert isinstance(raised.value, PlatformFailure)
     assert not (cache / uploaded.sha256 / "bot.py").exists()  # nothing wrong is cached
 
@@ -144,7 +145,7 @@ def test_a_validation_without_the_code_stays_validating(alice, cache: Path) -> N
 
 def test_a_built_in_bot_plays_from_the_code_this_host_ships(db, cache: Path) -> None:  # type: ignore[no-untyped-def]
     (version,) = builtin_bots_register(names=("search",))
-    assert version.source().path == BUILTIN_DIR / "search_bot.py"
+    assert version_source(version).path == BUILTIN_DIR / "search_bot.py"
     assert not cache.exists()  # nothing fetched
 
 
@@ -160,4 +161,4 @@ def test_a_built_in_version_this_host_does_not_ship_is_a_platform_failure(  # ty
     (version,) = builtin_bots_register(names=("search",))
     # Then this host cannot play it as it was, and says so (the stored file alone is not that version)
     with pytest.raises(BotCodeUnavailable, match="ships another version of the built-in bot"):
-        version.source()
+        version_source(version)

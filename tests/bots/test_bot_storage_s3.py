@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
-from bots.code_cache import BotCodeUnavailable
+from bots.code_cache import BotCodeUnavailable, version_source
 from bots.models import BotVersion, StoredCode
 from bots.services import bot_create, bot_version_upload
 from lineit_platform.settings import env_bot_storage
@@ -101,7 +101,7 @@ def test_an_upload_is_kept_in_the_bucket_and_nowhere_else(uploaded: BotVersion, 
 
 @pytest.mark.django_db
 def test_a_worker_cache_fills_from_the_bucket(uploaded: BotVersion) -> None:
-    source = uploaded.source()
+    source = version_source(uploaded)
     assert source.path == Path(settings.BOT_CODE_CACHE_DIR) / uploaded.sha256 / "bot.py"
     assert source.path.read_bytes() == CODE
 
@@ -110,14 +110,14 @@ def test_a_worker_cache_fills_from_the_bucket(uploaded: BotVersion) -> None:
 def test_an_object_altered_in_the_bucket_is_a_platform_failure(uploaded: BotVersion, bucket: Any) -> None:
     bucket.put_object(Bucket=BUCKET, Key=f"bots/{uploaded.path}", Body=b"def act(o):\n    return 'x'\n")
     with pytest.raises(BotCodeUnavailable, match="holds other bytes than the version's code"):
-        uploaded.source()
+        version_source(uploaded)
 
 
 @pytest.mark.django_db
 def test_an_object_deleted_from_the_bucket_is_a_platform_failure(uploaded: BotVersion, bucket: Any) -> None:
     bucket.delete_object(Bucket=BUCKET, Key=f"bots/{uploaded.path}")
     with pytest.raises(BotCodeUnavailable, match="is not in the bot storage"):
-        uploaded.source()
+        version_source(uploaded)
 
 
 @pytest.mark.django_db
@@ -125,7 +125,7 @@ def test_an_unreachable_bucket_is_a_platform_failure(uploaded: BotVersion, monke
     monkeypatch.setenv("AWS_S3_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")  # nothing listens there
     unreachable = override_settings(STORAGES={**settings.STORAGES, "bots": env_bot_storage("BOT_STORAGE")})
     with unreachable, pytest.raises(BotCodeUnavailable, match="the bot storage did not give its code"):
-        uploaded.source()
+        version_source(uploaded)
 
 
 @pytest.mark.parametrize(

@@ -44,4 +44,5 @@ def test_the_files_already_stored_are_copied_into_the_database(alice) -> None:  
         assert bytes(stored.get(name=present).content) == code.encode()
         assert not stored.filter(name=absent).exists()
     finally:
-        _migrate(AFTER)
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())  # every migration, for the next tests

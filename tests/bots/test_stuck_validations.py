@@ -27,7 +27,7 @@ from bots.services import (
 )
 from lineit_platform.errors import Forbidden
 from lineit_platform.queueing import send, send_after_commit
-from tournaments.services.matches import matches_sweep
+from tournaments.services.matches.sweeper import matches_sweep
 
 pytestmark = pytest.mark.django_db
 

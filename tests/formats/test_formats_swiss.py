@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lineit.formats import SWISS, FormatError, Options, first_round, next_round, outcome_by_order
-from lineit.formats.api import max_swiss_rounds
 from lineit.formats.seating import SeatBook
+from lineit.formats.swiss import max_swiss_rounds
 
 
 def rematch_free_pairing_exists(

@@ -17,14 +17,15 @@ from formats_helpers import field, play_out, random_outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lineit.formats import SWISS, Options, TournamentState, api, first_round, matching, next_round, swiss
-from lineit.formats.api import max_swiss_rounds
+from lineit.formats import SWISS, Options, TournamentState, first_round, matching, next_round, swiss, swiss_tables
+from lineit.formats.standings import history, standings
+from lineit.formats.swiss import max_swiss_rounds
 
 
 def pairing_inputs(state: TournamentState) -> dict[str, Any]:
-    """What the next round's pairing is given (as lineit.formats.api passes it)."""
-    rows = api.table_standings(state)
-    met, byes, book = api._history(state)
+    """What the next round's pairing is given (as lineit.formats.swiss passes it)."""
+    rows = standings(state)
+    met, byes, book = history(state)
     order = [row.entrant for row in rows]
     return {
         "order": order,
@@ -216,7 +217,7 @@ def test_table_swaps_are_the_old_swaps(table_size: int, tables: int, seed: int) 
     entrants = list(range(table_size * tables))
     points = {entrant: rng.randrange(0, 3) for entrant in entrants}  # ties: the excess decides
     met = {frozenset(pair): rng.randrange(1, 3) for pair in itertools.combinations(entrants, 2) if rng.random() < 0.2}
-    seats = swiss.SeatBook(table_size)
+    seats = swiss_tables.SeatBook(table_size)
     for _ in range(rng.randrange(0, 6 * tables)):  # seat counts apart: a seat excess to lower
         seats.record(tuple(rng.sample(entrants, table_size)))
 
@@ -231,9 +232,9 @@ def test_table_swaps_are_the_old_swaps(table_size: int, tables: int, seed: int) 
     start = [entrants[at : at + table_size] for at in range(0, len(entrants), table_size)]
     rng.shuffle(start)
     old = old_improve([list(table) for table in start], total)
-    new = swiss._improve([list(table) for table in start], cheap, seats.excess)
-    screened = swiss._improve(
-        [list(table) for table in start], cheap, seats.excess, swiss._SwapScreen(entrants, points, met)
+    new = swiss_tables._improve([list(table) for table in start], cheap, seats.excess)
+    screened = swiss_tables._improve(
+        [list(table) for table in start], cheap, seats.excess, swiss_tables._SwapScreen(entrants, points, met)
     )
     assert new == old
     assert screened == old

@@ -24,6 +24,7 @@ FORBIDDEN = (
     "lineit_platform",
     "bots",
     "tournaments",
+    "notifications",
 )
 
 SCRIPT = textwrap.dedent(

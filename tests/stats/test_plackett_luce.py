@@ -14,7 +14,8 @@ from scipy.optimize import minimize
 
 from lineit.stats import plackett_luce as pl
 from lineit.stats.intervals import Z_95
-from lineit.stats.plackett_luce import ELO_PER_UNIT, FitError, plackett_luce, rank_ranges
+from lineit.stats.plackett_luce import ELO_PER_UNIT, plackett_luce, rank_ranges
+from lineit.stats.plackett_luce_model import FitError, encode
 
 
 def two_player_games(wins: int, losses: int) -> list[tuple[tuple[str, str], tuple[int, int]]]:
@@ -190,7 +191,7 @@ def test_the_diagonal_curvature_is_close_to_the_whole_inverse(monkeypatch: pytes
 
 def test_the_deal_group_bootstrap_agrees_with_the_curvature_on_independent_games() -> None:
     _, games = planted_games(seed=4, players=8, games=800)
-    _keys, arrays = pl.encode(games)
+    _keys, arrays = encode(games)
     fit, ratings, deviations = pl.fit_arrays(arrays)
 
     low, high = pl.bootstrap_intervals(arrays, fit, replicates=150, seed=1)

@@ -11,7 +11,8 @@ import pytest
 from bots.models import BotVersion
 from bots.services import bot_version_reject, bot_version_validate
 from tournaments.models import GameFailure, Match
-from tournaments.services.matches import match_claim, match_execute, match_release, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_claim, match_release, match_schedule
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from django.db import connection
 
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, LiveGame, Match, MatchChunk, RatingEvent
-from tournaments.services.matches import match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.matches.states import match_schedule
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -126,7 +126,7 @@ def test_a_worker_whose_database_connection_is_cut_records_its_games(start_worke
 def test_a_call_on_a_cut_connection_is_made_again_on_a_new_one(transactional_db) -> None:  # type: ignore[no-untyped-def]
     import psycopg
 
-    from tournaments.services.matches import _database_retried
+    from lineit_platform.workers import database_retried
 
     calls: list[int] = []
 
@@ -141,6 +141,6 @@ def test_a_call_on_a_cut_connection_is_made_again_on_a_new_one(transactional_db)
         **{key: value for key, value in dsn.items() if key in ("dbname", "user", "host", "port")}, autocommit=True
     ) as other:
         other.execute("SELECT pg_terminate_backend(%s)", [mine])
-    assert _database_retried(count_matches) == 0
+    assert database_retried(count_matches) == 0
     assert len(calls) == 2  # the first on the cut connection, the second on a new one
     assert connection.connection.info.backend_pid != mine

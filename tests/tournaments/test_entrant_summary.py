@@ -11,7 +11,9 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from tournaments.models import Match
-from tournaments.services.matches import entrant_summary, match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.results import entrant_summary
+from tournaments.services.matches.states import match_schedule
 
 BEFORE, SUMMARY = ("tournaments", "0004_rating_leaderboard_index"), ("tournaments", "0005_match_entrant_summary")
 

@@ -11,7 +11,8 @@ from django.test.utils import CaptureQueriesContext
 
 from tournaments.models import GameFailure, Match
 from tournaments.selectors.matches import match_detail
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 
 BEFORE, COUNTED = ("tournaments", "0005_match_entrant_summary"), ("tournaments", "0006_match_failure_count")
 

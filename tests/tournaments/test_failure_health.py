@@ -18,7 +18,8 @@ from lineit_platform.errors import Conflict, Forbidden
 from tournaments.models import Match, MatchEntrant
 from tournaments.selectors.versions import failure_counts, failure_health
 from tournaments.services.ladder import ladder_tick
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 
 pytestmark = pytest.mark.django_db
 

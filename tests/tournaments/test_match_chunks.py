@@ -1,4 +1,4 @@
-"""A match played in chunks (services/matches.py): chunks claimed by several workers in any
+"""A match played in chunks (services/matches/chunks.py): chunks claimed by several workers in any
 order give the result one process gives, a chunk whose worker died is played again alone, a
 platform failure keeps the chunks already recorded, and a bot stopped for its failures in one
 chunk is stopped in the later ones too. On PostgreSQL, with the real sandbox."""
@@ -14,25 +14,17 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from bots.runner import sandbox_match_run
 from lineit.botkit.failures import STOPPED
 from lineit.botkit.limits import Limits
 from lineit.botkit.schedule import longest_seconds
 from lineit.botkit.stops import whole_deal_parts
+from lineit_platform.workers import worker_name
 from tournaments.models import Game, GameFailure, LiveGame, Match, MatchChunk, RatingEvent
-from tournaments.services.matches import (
-    Superseded,
-    _Progress,
-    chunk_claim,
-    chunk_record,
-    chunk_release,
-    match_claim,
-    match_execute,
-    match_requeue,
-    match_schedule,
-    match_spec,
-    worker_name,
-)
+from tournaments.services.matches.chunks import chunk_claim, chunk_record, chunk_release
+from tournaments.services.matches.execution import Progress, Superseded, match_execute
+from tournaments.services.matches.states import match_claim, match_requeue, match_schedule, match_spec
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("small_chunks")]
 
@@ -48,11 +40,11 @@ def small_chunks():  # type: ignore[no-untyped-def]
 
 def _play(match: Match, chunk: MatchChunk):  # type: ignore[no-untyped-def]
     """The games of one chunk, played as match_execute plays them."""
-    return _play_with(match, chunk, _Progress(match.pk, match.attempts, chunk=chunk))
+    return _play_with(match, chunk, Progress(match.pk, match.attempts, chunk=chunk))
 
 
-def _play_with(match: Match, chunk: MatchChunk, progress: _Progress):  # type: ignore[no-untyped-def]
-    sources = [entrant.version.source() for entrant in match.entrants.order_by("index")]
+def _play_with(match: Match, chunk: MatchChunk, progress: Progress):  # type: ignore[no-untyped-def]
+    sources = [version_source(entrant.version) for entrant in match.entrants.order_by("index")]
     spec = dataclasses.replace(match_spec(match), shard=range(chunk.first, chunk.stop))
     return sandbox_match_run(
         spec=spec,
@@ -70,7 +62,7 @@ def _games(match: Match) -> list[tuple[int, list[int], list[int], list[int]]]:
 
 
 def _one_process(match: Match):  # type: ignore[no-untyped-def]
-    sources = [entrant.version.source() for entrant in match.entrants.order_by("index")]
+    sources = [version_source(entrant.version) for entrant in match.entrants.order_by("index")]
     return sandbox_match_run(spec=match_spec(match), sources=sources, limits=Limits.from_dict(match.limits))
 
 
@@ -175,7 +167,7 @@ def test_a_superseded_attempt_stops_playing_and_never_renews_the_new_ones_lease(
     new = chunk_claim(match_id=match.pk, worker="w2")
     assert new is not None and new.pk == old.pk and new.attempts == 2
     renewed_by_new = MatchChunk.objects.get(pk=new.pk).deadline
-    progress = _Progress(match.pk, claimed.attempts, chunk=old)
+    progress = Progress(match.pk, claimed.attempts, chunk=old)
     progress.every = 0  # renew at every game
     with pytest.raises(Superseded):
         _play_with(claimed, old, progress)

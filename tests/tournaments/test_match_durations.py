@@ -13,7 +13,7 @@ from lineit.botkit.schedule import longest_seconds, most_decisions
 from lineit_platform.checks import check_platform_settings
 from lineit_platform.errors import ApplicationError
 from tournaments.models import Match, Tournament
-from tournaments.services.matches import match_schedule
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.tournaments.creation import tournament_create
 
 

@@ -8,23 +8,24 @@ from functools import partial
 import pytest
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from bots.models import reads_text_of
 from bots.runner import sandbox_match_run
 from lineit.botkit.limits import Limits
 from lineit_platform.errors import ApplicationError, Conflict
 from tournaments.models import Game, GameFailure, Match, Rating, RatingEvent
 from tournaments.selectors.matches import match_detail
-from tournaments.services.matches import (
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import (
     match_cancel,
     match_claim,
-    match_execute,
-    match_record_result,
     match_release,
     match_requeue,
     match_schedule,
     match_spec,
-    matches_sweep,
 )
+from tournaments.services.matches.sweeper import matches_sweep
 
 pytestmark = pytest.mark.django_db
 
@@ -101,7 +102,7 @@ def test_recording_twice_counts_once(version_factory) -> None:  # type: ignore[n
     match = match_schedule(versions=versions, games=2, ranked=True, seed=5)
     claimed = match_claim(match_id=match.pk, worker="w")
     assert claimed is not None
-    result = sandbox_match_run(spec=match_spec(claimed), sources=[v.source() for v in versions])
+    result = sandbox_match_run(spec=match_spec(claimed), sources=[version_source(v) for v in versions])
     assert match_record_result(match_id=match.pk, attempt=1, result=result) is True
     assert match_record_result(match_id=match.pk, attempt=1, result=result) is False
     assert Game.objects.filter(match=match).count() == 2
@@ -113,7 +114,7 @@ def test_a_stale_attempt_cannot_record(version_factory) -> None:  # type: ignore
     match = match_schedule(versions=versions, games=2)
     claimed = match_claim(match_id=match.pk, worker="slow")
     assert claimed is not None
-    result = sandbox_match_run(spec=match_spec(claimed), sources=[v.source() for v in versions])
+    result = sandbox_match_run(spec=match_spec(claimed), sources=[version_source(v) for v in versions])
     Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     assert match_claim(match_id=match.pk, worker="fast") is not None  # the lease ran out
     assert match_record_result(match_id=match.pk, attempt=1, result=result) is False

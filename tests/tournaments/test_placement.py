@@ -18,7 +18,8 @@ from lineit.engine import RULES_VERSION
 from lineit_platform.queueing import HOUSEKEEPING, INTERACTIVE
 from tournaments.models import Match, MatchEntrant, Rating, RatingFit, RatingFitRun
 from tournaments.services.ladder import ladder_tick
-from tournaments.services.matches import match_cancel, match_execute, match_queue
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_cancel, match_queue
 
 pytestmark = pytest.mark.django_db
 

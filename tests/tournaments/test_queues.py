@@ -20,7 +20,8 @@ from lineit.botkit.limits import Limits
 from lineit_platform.celery import app
 from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, QUEUES
 from tournaments.models import Match
-from tournaments.services.matches import match_cancel, match_schedule, matches_sweep
+from tournaments.services.matches.states import match_cancel, match_schedule
+from tournaments.services.matches.sweeper import matches_sweep
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

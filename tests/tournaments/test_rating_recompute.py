@@ -12,9 +12,10 @@ from tournament_helpers import live_table, play
 
 from tournaments.models import Rating, RatingEvent
 from tournaments.selectors import results
-from tournaments.services import ratings
-from tournaments.services.matches import match_record_result, match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services import ratings_recompute as recompute_module
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_schedule
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +38,7 @@ def history(version_factory):  # type: ignore[no-untyped-def]
 def test_small_chunks_and_the_orm_reads_reproduce_the_live_table(history, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     whole = ratings_recompute()
     assert whole.mismatches == [] and whole.events == RatingEvent.objects.count()
-    monkeypatch.setattr(ratings, "RECOMPUTE_CHUNK", 3)  # a history longer than a chunk
+    monkeypatch.setattr(recompute_module, "RECOMPUTE_CHUNK", 3)  # a history longer than a chunk
     assert ratings_recompute().mismatches == []
     monkeypatch.setattr(results, "fast_reads", lambda: False)  # as on SQLite
     by_orm = ratings_recompute()

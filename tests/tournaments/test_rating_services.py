@@ -9,8 +9,10 @@ from django.core.management import call_command
 from tournament_helpers import live_table, play
 
 from tournaments.models import Match, Rating, RatingEvent
-from tournaments.services.matches import match_execute, match_record_result, match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_schedule
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +56,7 @@ def test_a_failed_or_cancelled_match_is_passed_over(version_factory) -> None:  #
     later = match_schedule(versions=[a, b], games=2, ranked=True)
     match_record_result(match_id=later.pk, attempt=1, result=play(later))
     assert not Rating.objects.exists()
-    from tournaments.services.matches import match_cancel
+    from tournaments.services.matches.states import match_cancel
 
     match_cancel(match=blocked)
     assert live_table()[a.pk][1] == 2

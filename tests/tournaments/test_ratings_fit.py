@@ -10,11 +10,13 @@ from django.core.management import CommandError, call_command
 
 from bots.models import BotVersion
 from lineit.engine import RULES_VERSION
-from lineit.stats.plackett_luce import ELO_PER_UNIT, FitError
+from lineit.stats.plackett_luce import ELO_PER_UNIT
+from lineit.stats.plackett_luce_model import FitError
 from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent, RatingFit, RatingFitRun
-from tournaments.services.matches import match_execute, match_schedule
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.ratings_fit import ratings_fit
+from tournaments.services.ratings_recompute import ratings_recompute
 from tournaments.tasks import ratings_fit_task
 
 pytestmark = pytest.mark.django_db

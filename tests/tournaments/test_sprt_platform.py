@@ -27,7 +27,8 @@ from lineit.stats.sprt import Bounds, Sprt
 from lineit_platform.errors import ApplicationError, Conflict
 from tournaments.models import Game, Match, SprtTest
 from tournaments.selectors.sprt import previous_active_version
-from tournaments.services.matches import match_claim, match_execute, match_release
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_claim, match_release
 from tournaments.services.sprt import (
     bot_sprt_setting_set,
     sprt_cancel,
@@ -297,33 +298,3 @@ def test_an_uploaded_version_is_tested_against_the_previous_one_by_the_worker(st
     assert test.games >= 10 and test.pair_counts == kit_sprt_of(test).counts
     assert set(test.matches.values_list("status", flat=True)) == {"finished"}
     assert SprtTest.objects.filter(new_version=v1).count() == 0  # a first version: nothing to test
-
-
-@pytest.mark.django_db
-def test_a_decided_test_tells_the_owner_and_a_cancelled_one_does_not(two_versions, alice, settings) -> None:  # type: ignore[no-untyped-def]
-    from notification_receivers import committed, housekeeping_drain, run_notification_tasks, smtp_server
-
-    from bots.models import Notification
-    from lineit_platform.notifications.services import notification_settings_update
-
-    new, _ = two_versions
-    housekeeping_drain()
-    with smtp_server() as server:
-        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-        settings.EMAIL_HOST, settings.EMAIL_PORT = server.host, server.port
-        settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-        settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
-        notification_settings_update(user=alice, email="alice@example.org", webhook_url="")
-        with committed():
-            cancelled = sprt_start(new_version=new, batch_games=10, max_games=200, seed=3)
-            sprt_cancel(test=cancelled, reason="by hand")
-        run_notification_tasks()
-        assert server.messages == []  # a cancelled test is no verdict
-        with committed():
-            test = play_until_decided(sprt_start(new_version=new, batch_games=10, max_games=200, seed=11))
-        run_notification_tasks()
-        assert test.status == SprtTest.Status.H1
-        [mail] = server.messages
-        assert "H1 accepted" in mail["Subject"] and new.label in mail["Subject"]
-        assert Notification.objects.filter(event="sprt_decided", status="sent").count() == 1
-    housekeeping_drain()

@@ -19,7 +19,7 @@ from lineit.engine import RULES_VERSION
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from tournaments.models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
 from tournaments.selectors.tournaments import tournament_bracket, tournament_rounds, tournament_standings
-from tournaments.services.matches import match_claim, match_release
+from tournaments.services.matches.states import match_claim, match_release
 from tournaments.services.tournaments.creation import tournament_create, tournament_sign_up
 from tournaments.services.tournaments.recurring import recurring_tournament_run, recurring_tournament_save
 from tournaments.services.tournaments.running import (

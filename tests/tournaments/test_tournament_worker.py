@@ -21,8 +21,8 @@ from tournament_helpers import CRASHING_BOT
 from lineit import formats
 from tournaments.models import Game, Match, Tournament
 from tournaments.selectors.tournaments import tournament_standings
-from tournaments.services.matches import matches_sweep
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.matches.sweeper import matches_sweep
+from tournaments.services.ratings_recompute import ratings_recompute
 from tournaments.services.tournaments.creation import tournament_create
 from tournaments.tasks import tournament_advance_task, tournament_start_task
 

@@ -20,8 +20,9 @@ from bots.services import bot_create, bot_version_upload, builtin_bots_register
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, LiveGame, Match, MatchChunk, RatingEvent
 from tournaments.services.ladder import ladder_tick
-from tournaments.services.matches import match_schedule, matches_sweep
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.matches.states import match_schedule
+from tournaments.services.matches.sweeper import matches_sweep
+from tournaments.services.ratings_recompute import ratings_recompute
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -7,10 +7,12 @@ from typing import Any
 
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from tournaments.models import Match, Tournament
-from tournaments.services.matches import match_claim, match_record_result, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_spec
 from tournaments.services.tournaments.running import tournament_advance
 
 CRASHING_BOT = b"""def act(observation):
@@ -27,7 +29,7 @@ def play_in_process(match: Match) -> Match:
     claimed = match_claim(match_id=match.pk, worker="tests")
     assert claimed is not None
     versions = [entrant.version for entrant in claimed.entrants.select_related("version__bot").order_by("index")]
-    result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
+    result = run_match(match_spec(claimed), [InProcessPlayer(version_source(version)) for version in versions])
     assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
     return Match.objects.get(pk=match.pk)
 
@@ -53,7 +55,7 @@ def play(match: Match):  # type: ignore[no-untyped-def]
 
     claimed = match_claim(match_id=match.pk, worker="test")
     assert claimed is not None
-    sources = [entrant.version.source() for entrant in claimed.entrants.order_by("index")]
+    sources = [version_source(entrant.version) for entrant in claimed.entrants.order_by("index")]
     return sandbox_match_run(spec=match_spec(claimed), sources=sources)
 
 

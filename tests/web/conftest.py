@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.core.cache import caches
 
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from lineit_platform.web.docs import PAGES
 from tournaments.models import Game
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.tournaments.creation import tournament_create
 from tournaments.services.tournaments.running import tournament_start
 

@@ -11,7 +11,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils import timezone
 
-from tournaments.services.matches import match_schedule
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.ratings_fit import ratings_fit
 from tournaments.services.tournaments.creation import tournament_create
 

@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from bots.code_cache import version_source
 from bots.services import bot_version_reject
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from tournaments.models import GameFailure, Match
-from tournaments.services.matches import match_claim, match_record_result, match_schedule, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_schedule, match_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +46,7 @@ def hostile_match(alice: Any, version_factory: Any) -> Match:
     match = match_schedule(versions=versions, games=2, seed=3)
     claimed = match_claim(match_id=match.pk, worker="web-tests")
     assert claimed is not None
-    result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
+    result = run_match(match_spec(claimed), [InProcessPlayer(version_source(version)) for version in versions])
     assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
     Match.objects.filter(pk=match.pk).update(error=PAYLOAD)
     assert all(PAYLOAD in failure.message for failure in GameFailure.objects.filter(match=match))

@@ -17,7 +17,9 @@ from django.urls import reverse
 from bots.models import BotVersion
 from lineit.engine import RULES_VERSION
 from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent, compress_replay
-from tournaments.services.matches import entrant_summary, match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.results import entrant_summary
+from tournaments.services.matches.states import match_schedule
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from web_browser import ConsoleWatch, screenshot, web_worker
 from bots.models import BotVersion
 from bots.services import builtin_bots_register
 from tournaments.models import Game, Match, Tournament
-from tournaments.services.matches import match_schedule
+from tournaments.services.matches.states import match_schedule
 from tournaments.services.tournaments.creation import tournament_create
 from tournaments.services.tournaments.running import tournament_start
 

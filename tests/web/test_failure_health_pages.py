@@ -14,7 +14,8 @@ from django.utils import timezone
 from bots.models import BotVersion
 from lineit.engine import RULES_VERSION
 from tournaments.models import Game, GameFailure, Match, MatchEntrant, Rating, compress_replay
-from tournaments.services.matches import match_execute, match_schedule
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,13 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from bots.runner import sandbox_match_run
 from lineit.botkit.limits import Limits
 from tournaments.models import Game, LiveGame, Match
-from tournaments.services.matches import _Progress, match_claim, match_record_result, match_schedule, match_spec
+from tournaments.services.matches.execution import Progress
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_schedule, match_spec
 
 pytestmark = pytest.mark.django_db
 
@@ -72,14 +75,14 @@ def test_games_can_be_watched_as_they_end_and_then_from_the_record(client, versi
     match = match_schedule(versions=[version_factory(), version_factory()], games=3, limits=QUICK, seed=5)
     claimed = match_claim(match_id=match.pk, worker="test")
     assert claimed is not None
-    sources = [entrant.version.source() for entrant in claimed.entrants.order_by("index")]
+    sources = [version_source(entrant.version) for entrant in claimed.entrants.order_by("index")]
     seen: list[dict] = []
 
     def watched(record):  # type: ignore[no-untyped-def]
         live(record)
         seen.append(progress(client, match))  # what the page sees while the match is still playing
 
-    live = _Progress(match.pk, claimed.attempts)
+    live = Progress(match.pk, claimed.attempts)
     result = sandbox_match_run(spec=match_spec(claimed), sources=sources, limits=QUICK, on_game=watched)
     assert [len(data["live_games"]) for data in seen] == [1, 2, 3]
     assert [data["games_played"] for data in seen] == [1, 2, 3]

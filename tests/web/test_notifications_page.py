@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from bots.models import Notification, NotificationEvent, NotificationSettings
+from notifications.models import Notification, NotificationEvent, NotificationSettings
 
 pytestmark = pytest.mark.django_db
 

@@ -149,7 +149,7 @@ def test_match_page_shows_seats_games_replays_and_failure_details_only_to_the_ow
 
 
 def test_a_pending_match_follows_itself_by_script(client, version_factory) -> None:  # type: ignore[no-untyped-def]
-    from tournaments.services.matches import match_schedule
+    from tournaments.services.matches.states import match_schedule
 
     match = match_schedule(versions=[version_factory(), version_factory()], games=2)
     html = client.get(reverse("match-detail", args=[match.pk])).content.decode()

@@ -16,7 +16,7 @@ from lineit.engine import ReplayError, new_game, record_replay
 from lineit_platform.web.replay import replay_sections, replay_view
 from tournaments.models import Game, LiveGame, Match
 from tournaments.models.matches import compress_replay
-from tournaments.services.matches import match_claim, match_schedule
+from tournaments.services.matches.states import match_claim, match_schedule
 
 
 def played(num_players: int, ruleset: str, seed: int) -> dict:  # type: ignore[type-arg]

@@ -18,12 +18,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from bots.code_cache import version_source
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from lineit_platform.web.tournaments import countdown
 from tournaments.models import Match, Tournament
 from tournaments.selectors.tournaments import tournament_cross_table, tournament_standings
-from tournaments.services.matches import match_claim, match_record_result, match_spec
+from tournaments.services.matches.results import match_record_result
+from tournaments.services.matches.states import match_claim, match_spec
 from tournaments.services.tournaments.creation import tournament_create
 from tournaments.services.tournaments.running import tournament_advance, tournament_start
 
@@ -39,7 +41,7 @@ def play_out(tournament: Tournament) -> Tournament:
             claimed = match_claim(match_id=match.pk, worker="tests")
             assert claimed is not None
             versions = [e.version for e in claimed.entrants.select_related("version__bot").order_by("index")]
-            result = run_match(match_spec(claimed), [InProcessPlayer(v.source()) for v in versions])
+            result = run_match(match_spec(claimed), [InProcessPlayer(version_source(v)) for v in versions])
             assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
         tournament = tournament_advance(tournament_id=tournament.pk)
     raise AssertionError("the tournament did not finish")

@@ -7,7 +7,7 @@ BATCH = 2000
 
 def fill_entrant_summaries(apps, schema_editor):
     """Each existing match's entrant summary from its MatchEntrant rows, as the services write it
-    from now on (tournaments/services/matches.py: entrant_summary): a batch of matches at a time."""
+    from now on (tournaments/services/matches/results.py: entrant_summary): a batch of matches at a time."""
     Match = apps.get_model("tournaments", "Match")
     MatchEntrant = apps.get_model("tournaments", "MatchEntrant")
     ids = list(Match.objects.order_by("id").values_list("id", flat=True))

@@ -74,7 +74,7 @@ class Match(models.Model):
 
     PENDING = (Status.QUEUED, Status.RUNNING)
     # Origins someone waits for: sent to the interactive queue, the others to the bulk queue
-    # (tournaments/services/matches.py: match_queue; docs/platform.md, "Queues").
+    # (tournaments/services/matches/states.py: match_queue; docs/platform.md, "Queues").
     INTERACTIVE_ORIGINS = frozenset({Origin.MANUAL, Origin.PLACEMENT, Origin.SPRT})
 
     ruleset = models.CharField(max_length=20)
@@ -100,11 +100,11 @@ class Match(models.Model):
     games_played = models.PositiveIntegerField(default=0)  # progress of the current attempt
     # Each entrant's version and totals, in index order: what a list of matches shows of its
     # entrants, read from the match's own row. Written by the services that change the entrants
-    # (match_schedule, match_record_result: services/matches.py); the MatchEntrant rows stay the
+    # (match_schedule, match_finish: services/matches/); the MatchEntrant rows stay the
     # record and what filters by version or bot read.
     entrant_summary = models.JSONField(default=list, blank=True)
     # How many failures its games recorded (GameFailure rows): written with them, once, by
-    # match_record_result; a match's detail reads the failures only when there are some.
+    # match_finish; a match's detail reads the failures only when there are some.
     failure_count = models.PositiveIntegerField(default=0, db_default=0)
 
     created_at = models.DateTimeField(auto_now_add=True)
@@ -235,7 +235,7 @@ class LiveGame(models.Model):
 class MatchChunk(models.Model):
     """A part of a match: its games ``first`` to ``stop - 1`` (whole deals), played by one worker
     at a time as one run of the sandbox and recorded as it ends, so that several workers play one
-    match at once and a fault plays one chunk again, not the match (services/matches.py,
+    match at once and a fault plays one chunk again, not the match (services/matches/chunks.py,
     docs/platform.md "Chunks"). ``stopped`` are the entrants stopped from its first game (their
     games forfeited: a re-plan after a bot reached its failure limit in an earlier chunk).
     ``result`` holds its games (zlib-compressed JSON) from when it ends until the match is

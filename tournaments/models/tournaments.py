@@ -10,30 +10,25 @@ from django.conf import settings
 from django.db import models
 
 from bots.models import BotVersion
+from lineit import formats
 
 
 class TournamentSettings(models.Model):
     """What a tournament plays; shared by a tournament and the recurring template that makes them.
 
-    ``options`` holds the format's own options (``rounds``, ``cycles``, ``advance``,
-    ``grand_final_reset``: see lineit/formats/model.py); the rest are columns.
+    ``format`` names a format registered in lineit.formats (its choices are the registry's when
+    the model is defined: makemigrations compares them with the migrations'); ``options`` holds
+    the format's own options (``rounds``, ``cycles``, ``advance``, ``grand_final_reset``: see
+    lineit/formats/model.py); the rest are columns.
     """
-
-    class Format(models.TextChoices):
-        ROUND_ROBIN = "round-robin", "round robin"
-        SWISS = "swiss", "Swiss"
-        SINGLE = "single", "single elimination"
-        DOUBLE = "double", "double elimination"
 
     class Participation(models.TextChoices):
         CHOSEN = "chosen", "chosen versions"
         OPEN = "open", "open sign-up"
         ALL_ACTIVE = "all-active", "every active version"
 
-    FORMAT_OPTIONS = ("rounds", "cycles", "advance", "grand_final_reset")
-
     name = models.CharField(max_length=100)
-    format = models.CharField(max_length=12, choices=Format.choices)
+    format = models.CharField(max_length=12, choices=list(formats.FORMAT_CHOICES))
     table_size = models.PositiveSmallIntegerField(default=2)
     options = models.JSONField(default=dict, blank=True)
     games_per_pairing = models.PositiveIntegerField(default=8)
@@ -46,6 +41,11 @@ class TournamentSettings(models.Model):
 
     class Meta:
         abstract = True
+
+    @property
+    def format_spec(self) -> formats.TournamentFormat:
+        """Its format as registered: label, options, tie-breaks, whether it has a bracket."""
+        return formats.get_format(self.format)
 
     def play_settings(self) -> dict[str, Any]:
         """What it plays, as ``tournament_settings_check`` and ``tournament_create`` take it: every
@@ -121,10 +121,6 @@ class Tournament(TournamentSettings):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"
-
-    @property
-    def is_elimination(self) -> bool:
-        return self.format in (self.Format.SINGLE, self.Format.DOUBLE)
 
 
 class TournamentEntry(models.Model):

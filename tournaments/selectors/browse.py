@@ -1,7 +1,7 @@
 """Read-only queries behind the browsing pages (lineit_platform/web/views/browse.py): the bot list,
-a user's matches, the full leaderboard's extra columns and a version's head-to-head record.
-Nothing here writes; the lists of matches and ratings themselves are matches.py's and
-ratings.py's reads, filtered and paged by the pages."""
+a user's matches and the full leaderboard's extra columns. Nothing here writes; the lists of
+matches and ratings themselves are matches.py's and ratings.py's reads (and a version's
+head-to-head record matches.py's, as a bot's), filtered and paged by the pages."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from lineit.engine import RULES_VERSION
-from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent
-
-from .matches import HeadToHead, head_to_head_records
+from tournaments.models import Match, MatchEntrant, Rating, RatingEvent
 
 Row = dict[str, Any]
 RECENT_DAYS = 7  # a leaderboard row's "recent change": the sum of its rating's moves in these days
@@ -114,47 +112,3 @@ def leaderboard_extras(rows: list[Row], *, ruleset: str, players: int | None) ->
         row["win_rate"] = (total.get("wins") or 0) / played if played else None
         row["last_played"] = total.get("last")
         row["recent_change"] = changes.get(row["version"])
-
-
-# --- Head to head of one version -----------------------------------------------------------------
-
-
-def version_head_to_head(version: BotVersion, *, max_games: int = 20_000) -> list[HeadToHead]:
-    """As matches.head_to_head, for one version: against every bot it met at a table, the games
-    shared, the mean score difference and the pairwise win rate with its interval. Two versions
-    of a bot are compared against one opponent by their two records. Games where the version
-    sat twice compare the other seats with its first seat only; its own bot's other versions
-    are opponents like any other bot (by their bot)."""
-    match_ids = list(
-        MatchEntrant.objects.filter(version=version, match__status=Match.Status.FINISHED)
-        .order_by("-match_id")
-        .values_list("match_id", flat=True)
-        .distinct()[:5000]
-    )
-    entrants: dict[tuple[int, int], tuple[int, int]] = {
-        (match_id, index): (version_id, bot_id)
-        for match_id, index, version_id, bot_id in MatchEntrant.objects.filter(match_id__in=match_ids).values_list(
-            "match_id", "index", "version_id", "version__bot_id"
-        )
-    }
-    tables: dict[int, HeadToHead] = {}
-    games = Game.objects.filter(match_id__in=match_ids).order_by("-match_id", "index")
-    rows = games.values_list("match_id", "deal", "seats", "scores", "ranks")[:max_games]
-    for match_id, deal, seats, scores, ranks in rows.iterator(chunk_size=2000):
-        sitting = [entrants[(match_id, entrant)] for entrant in seats]
-        versions = [version_id for version_id, _ in sitting]
-        if version.pk not in versions:
-            continue
-        mine = versions.index(version.pk)
-        for seat, (other_version, other_bot) in enumerate(sitting):
-            if other_version == version.pk:
-                continue
-            record = tables.setdefault(other_bot, HeadToHead(opponent=Bot(pk=other_bot)))
-            record.count(
-                deal=(match_id, deal),
-                score=scores[mine],
-                their_score=scores[seat],
-                rank=ranks[mine],
-                their_rank=ranks[seat],
-            )
-    return head_to_head_records(tables)

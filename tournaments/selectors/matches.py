@@ -8,7 +8,7 @@ date-times) that the API's serializers pick their declared fields from and the t
   (``Match.entrant_summary``, written by the services), the names beside the ids from names.py;
 - one match with its games and their failures (``match_detail``);
 - a page of games (``game_list``, ``game_rows``);
-- head-to-head records (``head_to_head``).
+- head-to-head records of a bot or of a version (``head_to_head``).
 
 A failure's message and stderr tail are the failing bot owner's text: a builder that shows games
 is told who may read them (``reads_text_of``: an owner id in, yes or no out) and leaves them None
@@ -24,7 +24,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from bots.models import Bot, version_label
+from bots.models import Bot, BotVersion, version_label
 from lineit.stats.intervals import grouped_rate
 from tournaments.models import Game, GameFailure, Match, MatchEntrant
 
@@ -220,36 +220,40 @@ class HeadToHead:
         return (low, high)
 
 
-def head_to_head(bot: Bot, *, max_games: int = 20_000) -> list[HeadToHead]:
-    """Against every bot met at a table: games shared, mean score difference (this bot minus
-    the other) and the pairwise win rate (a better rank wins, a shared rank is half a win).
+def head_to_head(of: Bot | BotVersion, *, max_games: int = 20_000) -> list[HeadToHead]:
+    """Against every bot met at a table, of a bot or of one of its versions: games shared, mean
+    score difference (this side minus the other) and the pairwise win rate (a better rank wins,
+    a shared rank is half a win) with its interval.
 
-    Counts every finished match, ranked or not; games where this bot sat twice compare the
-    other seats only with the first of its seats."""
-    match_ids = list(
-        MatchEntrant.objects.filter(version__bot=bot, match__status=Match.Status.FINISHED)
-        .order_by("-match_id")
-        .values_list("match_id", flat=True)
-        .distinct()[:5000]
-    )
-    bot_of_entrant: dict[tuple[int, int], int] = {
-        (match_id, index): bot_id
-        for match_id, index, bot_id in MatchEntrant.objects.filter(match_id__in=match_ids).values_list(
-            "match_id", "index", "version__bot_id"
+    Counts every finished match, ranked or not, at most the last 5000 and their first
+    ``max_games`` games (newest first). Games where this side sat twice compare the other seats
+    only with the first of its seats. A bot's own versions are itself, never opponents; for a
+    version, the other versions of its bot are opponents like any other bot (by their bot), so
+    two versions of a bot are compared against one opponent by their two records."""
+    side = "version" if isinstance(of, BotVersion) else "bot"
+    entrants = MatchEntrant.objects.filter(match__status=Match.Status.FINISHED)
+    entrants = entrants.filter(version=of) if side == "version" else entrants.filter(version__bot=of)
+    match_ids = list(entrants.order_by("-match_id").values_list("match_id", flat=True).distinct()[:5000])
+    # (version, bot) of each entrant of those matches
+    sitting_of: dict[tuple[int, int], tuple[int, int]] = {
+        (match_id, index): (version_id, bot_id)
+        for match_id, index, version_id, bot_id in MatchEntrant.objects.filter(match_id__in=match_ids).values_list(
+            "match_id", "index", "version_id", "version__bot_id"
         )
     }
     tables: dict[int, HeadToHead] = {}
     games = Game.objects.filter(match_id__in=match_ids).order_by("-match_id", "index")
     rows = games.values_list("match_id", "deal", "seats", "scores", "ranks")[:max_games]
     for match_id, deal, seats, scores, ranks in rows.iterator(chunk_size=2000):
-        bots = [bot_of_entrant[(match_id, entrant)] for entrant in seats]
-        if bot.pk not in bots:
+        sitting = [sitting_of[(match_id, entrant)] for entrant in seats]
+        sides = [version_id if side == "version" else bot_id for version_id, bot_id in sitting]
+        if of.pk not in sides:
             continue
-        mine = bots.index(bot.pk)
-        for seat, other in enumerate(bots):
-            if other == bot.pk:
+        mine = sides.index(of.pk)
+        for seat, (other_side, (_, other_bot)) in enumerate(zip(sides, sitting, strict=True)):
+            if other_side == of.pk:
                 continue
-            record = tables.setdefault(other, HeadToHead(opponent=Bot(pk=other)))
+            record = tables.setdefault(other_bot, HeadToHead(opponent=Bot(pk=other_bot)))
             record.count(
                 deal=(match_id, deal),
                 score=scores[mine],
@@ -257,10 +261,10 @@ def head_to_head(bot: Bot, *, max_games: int = 20_000) -> list[HeadToHead]:
                 rank=ranks[mine],
                 their_rank=ranks[seat],
             )
-    return head_to_head_records(tables)
+    return _records(tables)
 
 
-def head_to_head_records(tables: dict[int, HeadToHead]) -> list[HeadToHead]:
+def _records(tables: dict[int, HeadToHead]) -> list[HeadToHead]:
     """The records by opponent bot id, each with its Bot read (one query), most games first."""
     opponents = Bot.objects.in_bulk(tables.keys())
     for other, record in tables.items():

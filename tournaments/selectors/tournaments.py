@@ -3,7 +3,7 @@
 Nothing here writes. Each reader rebuilds the pairing state from ``Tournament.state`` and joins
 each pairing to its platform match (id, status and game ids, for replay links) in two queries:
 ``tournament_rounds`` lists every table of every round, ``tournament_standings`` the table after
-each played round, and ``tournament_bracket`` the elimination bracket (None for other formats).
+each played round, and ``tournament_bracket`` the bracket (None for formats without one).
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
 
 def tournament_bracket(tournament: Tournament) -> dict[str, Any] | None:
     """The elimination bracket (``formats.bracket_json``) with each bracket match's platform
-    match (id, status, games); None for round robin and Swiss, or before the start."""
-    if not tournament.state or not tournament.is_elimination:
+    match (id, status, games); None for a format without a bracket, or before the start."""
+    if not tournament.state or not tournament.format_spec.has_bracket:
         return None
     state = formats.TournamentState.from_dict(tournament.state)
     bracket = formats.bracket_json(state)
@@ -123,11 +123,12 @@ def tournament_slot_results(tournament: Tournament) -> dict[str, dict[int, dict[
 
 
 def tournament_cross_table(tournament: Tournament) -> dict[str, Any] | None:
-    """Who beat whom (round robin and Swiss): the entrants in final-standings order, and for each
-    (row, column) the pairings they met in, each with the row's points, W/D/L (the row's place
-    against the column's at that table) and the platform match. None before the first result or
-    for elimination formats. Two queries (the matches and their games)."""
-    if not tournament.state or tournament.is_elimination:
+    """Who beat whom (formats without a bracket: round robin, Swiss): the entrants in
+    final-standings order, and for each (row, column) the pairings they met in, each with the
+    row's points, W/D/L (the row's place against the column's at that table) and the platform
+    match. None before the first result or for a format with a bracket. Two queries (the matches
+    and their games)."""
+    if not tournament.state or tournament.format_spec.has_bracket:
         return None
     state = formats.TournamentState.from_dict(tournament.state)
     if not state.played_rounds():

@@ -27,7 +27,7 @@ from lineit.engine import RULES_VERSION
 from lineit.stats.elo import START_RATING
 
 from ..models import Match, MatchEntrant, Rating
-from .matches import match_schedule
+from .matches.states import match_schedule
 from .placement import placement_schedule
 
 RATING_NOISE = 100.0  # Elo points of random jitter when choosing opponents

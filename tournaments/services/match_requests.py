@@ -25,7 +25,7 @@ from bots.models import BotVersion
 from lineit_platform.errors import ApplicationError
 
 from ..models import Match
-from .matches import match_schedule
+from .matches.states import match_schedule
 
 QUOTA_WINDOW = timedelta(hours=24)
 

@@ -3,7 +3,7 @@
 Validation starts it (bots.services.bot_version_activate); the ladder tick (services/ladder.py)
 calls ``placement_schedule`` first, under the tick's lock. Each version in placement plays one
 placement match at a time: rated, duplicate deals with seats rotated, on the interactive queue
-(Match.Origin.PLACEMENT, services/matches.py: match_queue), against opponents of other bots
+(Match.Origin.PLACEMENT, services/matches/states.py: match_queue), against opponents of other bots
 spread around its expected rating (its bot's previous version's rating, else the median of the
 ladder). At most PLACEMENT_MAX_MATCHES placement matches are pending at once on the whole
 platform, so a burst of uploads cannot take every worker from the ladder. The placement ends when
@@ -25,7 +25,7 @@ from lineit.stats.elo import START_RATING
 
 from ..models import Match, MatchEntrant, Rating
 from ..selectors.versions import placement_games, placement_intervals
-from .matches import match_schedule
+from .matches.states import match_schedule
 
 # Where the opponents of successive seats sit, in PLACEMENT_SPREAD_ELO from the expected rating:
 # level, above, below, then half-way, so a burst meets stronger and weaker bots alike.

@@ -23,7 +23,8 @@ from numpy.typing import NDArray
 
 from lineit.engine import RULES_VERSION, RULESETS
 from lineit.stats.elo_batch import MAX_PLAYERS
-from lineit.stats.plackett_luce import PRIOR_ELO, FitError, Games, block_from_arrays, plackett_luce_arrays, rank_ranges
+from lineit.stats.plackett_luce import PRIOR_ELO, plackett_luce_arrays, rank_ranges
+from lineit.stats.plackett_luce_model import FitError, Games, block_from_arrays
 
 from ..models import Match, Rating, RatingFit, RatingFitRun, RatingLedger
 from ..selectors.results import Places, entrant_rows, game_arrays

@@ -27,7 +27,6 @@ from collections import defaultdict
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
@@ -35,11 +34,11 @@ from lineit.botkit.failures import PLATFORM_FAULTS
 from lineit.botkit.schedule import MAX_GAMES, MatchSpec
 from lineit.stats.sprt import CONTINUE, H0, H1, MOST_GAMES, Bounds, Sprt, batch_seed
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
-from lineit_platform.notifications import notify_sprt_decided
 
 from ..models import BotSprtSetting, Game, GameFailure, Match, SprtTest
 from ..selectors.sprt import bot_tests_new_versions, previous_active_version
-from .matches import match_cancel, match_schedule
+from ..signals import sprt_decided
+from .matches.states import match_cancel, match_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -164,11 +163,14 @@ def _end(test: SprtTest, status: str, reason: str = "") -> None:
     test.finished_at = timezone.now()
     test.save(update_fields=["status", "reason", "current_match", "finished_at"])
     logger.info("SPRT %s ended: %s %s", test.pk, status, reason)
-    if status in DECIDED:  # its owner is told, after commit (a cancelled test is not a verdict)
+    if status in DECIDED:  # its owner is told (notifications; a cancelled test is not a verdict)
         new, old = test.new_version, test.old_version
-        notify_sprt_decided(
+        sprt_decided.send(
+            sender=SprtTest,
             sprt_id=test.pk,
             owner_id=test.bot.owner_id,
+            bot=new.bot.name,
+            new_version_number=new.number,
             new_version=new.label,
             old_version=old.label,
             verdict=DECIDED[status],
@@ -177,11 +179,10 @@ def _end(test: SprtTest, status: str, reason: str = "") -> None:
             elo_interval=(test.elo_low, test.elo_high)
             if test.elo_low is not None and test.elo_high is not None
             else None,
-            url=reverse("version-detail", args=[new.bot.name, new.number]),
         )
 
 
-# What a decided test's owner is told (lineit_platform.notifications: notify_sprt_decided).
+# The verdict a decided test announces (tournaments/signals.py: sprt_decided).
 DECIDED = {
     SprtTest.Status.H1: "H1 accepted",
     SprtTest.Status.H0: "H0 accepted",

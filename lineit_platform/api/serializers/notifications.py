@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from bots.models import Notification, NotificationEvent
 from lineit_platform.errors import ApplicationError
-from lineit_platform.notifications.services import EMAIL_MAX_LENGTH, email_check, webhook_url_check
+from notifications.models import Notification, NotificationEvent
+from notifications.services import EMAIL_MAX_LENGTH, email_check, webhook_url_check
 
 EVENTS_HELP = "Events to be told of: " + ", ".join(f"{value} ({label})" for value, label in NotificationEvent.choices)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from lineit import formats
 from lineit.engine import RULESETS, STANDARD
 from tournaments.models import Tournament, TournamentEntry
 
@@ -68,11 +69,11 @@ class TournamentDetailSerializer(TournamentSerializer):
 
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    format = serializers.ChoiceField(choices=formats.FORMAT_CHOICES)  # the registry's, when the serializer is made
     starts_at = serializers.DateTimeField()
     table_size = serializers.IntegerField(min_value=2, max_value=5, default=2)
     options = serializers.DictField(
-        required=False, default=dict, help_text="rounds, cycles, advance, grand_final_reset"
+        required=False, default=dict, help_text=", ".join(option.name for option in formats.FORMAT_OPTIONS)
     )
     games_per_pairing = serializers.IntegerField(min_value=1, max_value=1000, default=8)
     duplicate_deals = serializers.BooleanField(default=True)

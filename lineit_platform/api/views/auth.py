@@ -13,10 +13,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineit_platform import throttles
+from lineit_platform.accounts import token_for, token_revoke, token_rotate
 
 from ..serializers import MeSerializer, TokenRequestSerializer, TokenSerializer
 from ..throttling import TokenThrottle
-from ..tokens import token_for, token_rotate
 
 
 class TokenView(APIView):
@@ -41,7 +41,7 @@ class TokenView(APIView):
 
     @extend_schema(request=None, responses={204: None}, operation_id="token_revoke")
     def delete(self, request: Request) -> Response:
-        Token.objects.filter(user=request.user).delete()
+        token_revoke(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

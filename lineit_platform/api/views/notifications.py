@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.models import Notification
-from lineit_platform.notifications.services import notification_settings_of, notification_settings_update
+from notifications.models import Notification
+from notifications.services import notification_settings_of, notification_settings_update
 
 from ..serializers.notifications import NotificationSettingsSerializer
 

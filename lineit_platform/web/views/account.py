@@ -21,12 +21,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from bots.models import Bot, Notification
+from bots.models import Bot
 from bots.services import bot_create, bot_version_upload
 from lineit_platform import throttles
-from lineit_platform.api.tokens import token_for, token_rotate
+from lineit_platform.accounts import token_for, token_rotate
 from lineit_platform.errors import ApplicationError
-from lineit_platform.notifications.services import notification_settings_of, notification_settings_update
+from notifications.models import Notification
+from notifications.services import notification_settings_of, notification_settings_update
 from tournaments.selectors.matches import recent_matches
 from tournaments.services.match_requests import QuotaExceeded
 from tournaments.services.match_requests import match_request as match_request_service
@@ -191,7 +192,7 @@ def match_request(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def api_token(request: HttpRequest) -> HttpResponse:
     """The token, made on first visit; a post rotates it, counted with the sign-in attempts of
-    the address as the API's rotation is (lineit_platform/api/tokens.py makes both)."""
+    the address as the API's rotation is (lineit_platform/accounts.py makes both)."""
     if request.method == "POST":
         try:
             throttles.token_hit(request)

@@ -26,9 +26,8 @@ from tournaments.selectors.browse import (
     leaderboard_extras,
     matches_of_owner,
     played_at_size,
-    version_head_to_head,
 )
-from tournaments.selectors.matches import match_list, match_rows
+from tournaments.selectors.matches import head_to_head, match_list, match_rows
 from tournaments.selectors.ratings import active_leaderboard, leaderboard, leaderboard_rows
 
 from ..plots import rating_plot
@@ -235,7 +234,7 @@ def version_sections(request: HttpRequest, version: BotVersion) -> dict[str, Any
     owner = request.user.is_authenticated and (request.user.pk == version.bot.owner_id or request.user.is_staff)
     return {
         "plot": rating_plot(series, title=f"Rating history of {version.label}"),
-        "head_to_head": version_head_to_head(version),
+        "head_to_head": head_to_head(version),
         "source_url": reverse("api-version-source", args=[version.pk]) if owner else None,
     }
 

@@ -5,7 +5,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lineit.engine import RULES_VERSION, RULESETS
-from lineit.stats.plackett_luce import PRIOR_ELO, FitError
+from lineit.stats.plackett_luce import PRIOR_ELO
+from lineit.stats.plackett_luce_model import FitError
 from tournaments.services.ratings_fit import ratings_fit, ratings_fit_all
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.services.ratings import ratings_recompute
+from tournaments.services.ratings_recompute import ratings_recompute
 
 
 class Command(BaseCommand):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -28,18 +27,9 @@ from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 
 from ...models import RecurringTournament, Tournament, TournamentEntry
-from ..matches import match_duration_check
+from ..matches.states import match_duration_check
 
 MAX_GAMES_PER_PAIRING = 1000
-
-# Which format reads each option, and what its value must be (lineit/formats: Options).
-OPTION_FORMATS: dict[str, tuple[str, ...]] = {
-    "rounds": ("swiss",),
-    "cycles": ("round-robin",),
-    "advance": ("single", "double"),
-    "grand_final_reset": ("double",),
-}
-WHOLE_NUMBER_OPTIONS = frozenset({"rounds", "cycles", "advance"})
 
 
 # --- Settings ---------------------------------------------------------------------------------
@@ -66,13 +56,13 @@ def tournament_settings_check(
     entrants: int | None = None,
 ) -> None:
     """Raise ApplicationError unless these settings make a tournament. With ``entrants`` unknown
-    (open sign-up) the field size is checked at the start."""
-    unknown = set(options) - set(Tournament.FORMAT_OPTIONS)
-    if unknown:
-        raise ApplicationError(
-            f"unknown options {', '.join(sorted(unknown))}; allowed: {', '.join(Tournament.FORMAT_OPTIONS)}"
-        )
-    _check_option_values(format, options)
+    (open sign-up) the field size is checked at the start. The format's part is asked of the
+    format (lineit.formats): which options it reads and their types first (``rounds: -1`` given
+    to a round robin is refused, not left unread), then whether it can be played."""
+    try:
+        formats.check_options(format, options)
+    except formats.FormatError as error:
+        raise ApplicationError(str(error)) from None
     if ruleset not in RULESETS:
         raise ApplicationError(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESETS)}")
     if not 1 <= games_per_pairing <= MAX_GAMES_PER_PAIRING:
@@ -88,26 +78,11 @@ def tournament_settings_check(
             table_size=table_size, games_per_pairing=games_per_pairing, duplicate_deals=duplicate_deals, **options
         )
         if entrants is None:  # a trial field: the options must fit some field
-            chosen = replace(chosen, rounds=None)
+            chosen = formats.for_any_field(chosen)
             entrants = max(4, 2 * table_size)
         formats.first_round(format, [formats.Entrant(id=n) for n in range(1, entrants + 1)], chosen)
     except (formats.FormatError, TypeError, ValueError) as error:
         raise ApplicationError(str(error)) from None
-
-
-def _check_option_values(format: str, options: dict[str, Any]) -> None:
-    """Each option is one its format reads, of its type: a round robin given ``rounds: -1`` kept
-    it unread, and ``cycles: [1]`` was answered with Python's own words about comparing a list."""
-    for name, value in sorted(options.items()):
-        readers = OPTION_FORMATS[name]
-        if format in Tournament.Format.values and format not in readers:
-            raise ApplicationError(f"{name} is an option of {' and '.join(readers)} tournaments, not of {format}")
-        if value is None and name in ("rounds", "advance"):  # the format's default
-            continue
-        if name in WHOLE_NUMBER_OPTIONS and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ApplicationError(f"{name} must be a whole number, not {value!r}")
-        if name == "grand_final_reset" and not isinstance(value, bool):
-            raise ApplicationError(f"grand_final_reset must be true or false, not {value!r}")
 
 
 # --- Creating and signing up ------------------------------------------------------------------

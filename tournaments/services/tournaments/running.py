@@ -21,10 +21,10 @@ from bots.models import BotVersion
 from lineit import formats
 from lineit.engine import RULES_VERSION
 from lineit_platform.errors import Conflict
-from lineit_platform.notifications import notify_tournament_finished
 
 from ...models import Match, Rating, RecurringTournament, Tournament, TournamentEntry
-from ..matches import match_cancel, match_schedule, ranked_while_active
+from ...signals import tournament_finished
+from ..matches.states import match_cancel, match_schedule, ranked_while_active
 from .creation import tournament_options
 from .recurring import recurring_tournament_run
 
@@ -141,7 +141,7 @@ def _play(tournament: Tournament, state: formats.TournamentState, now: datetime)
     if state.pending is None:
         tournament.status = Tournament.Status.FINISHED
         tournament.finished_at = now
-        notify_tournament_finished(tournament.pk)  # its entrants' owners are told, after commit
+        tournament_finished.send(sender=Tournament, tournament_id=tournament.pk)  # its entrants' owners are told
         return state
     existing = set(
         Match.objects.filter(tournament=tournament, tournament_round=state.pending.number).values_list(

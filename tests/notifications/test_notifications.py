@@ -2,13 +2,14 @@
 ladder, her test match ends, a tournament her bot played finishes, her SPRT decides; each time a
 real SMTP server (aiosmtpd) receives her mail and a real HTTP server on 127.0.0.1 her webhook.
 The tasks go through the real Redis queue ("housekeeping") and are run here, as the worker would
-(tests/notification_receivers.py). Webhooks to 127.0.0.1 over http are allowed only by the test
+(notification_receivers.py). Webhooks to 127.0.0.1 over http are allowed only by the test
 setting WEBHOOK_ALLOW_LOOPBACK; without it (and outside DEBUG) they are refused."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,19 +25,21 @@ from notification_receivers import (
     smtp_server,
 )
 
-from bots.models import Notification, NotificationEvent, NotificationSettings
 from bots.services import bot_version_ladder_remove, bot_version_validate
 from lineit_platform.celery import app
-from lineit_platform.notifications import notify_sprt_decided
-from lineit_platform.notifications.services import (
+from notifications.models import Notification, NotificationEvent, NotificationSettings
+from notifications.services import (
     DeliveryFailed,
     notification_deliver,
     notification_settings_update,
+    notify_sprt_decided,
     retry_delay,
 )
-from lineit_platform.notifications.webhooks import WebhookRefused, webhook_check
-from tournaments.models import Match, Tournament
-from tournaments.services.matches import match_schedule
+from notifications.webhooks import WebhookRefused, webhook_check
+from tournaments.models import Match, SprtTest, Tournament
+from tournaments.services.matches.execution import match_execute
+from tournaments.services.matches.states import match_schedule
+from tournaments.services.sprt import sprt_cancel, sprt_record_match, sprt_start
 from tournaments.services.tournaments.creation import tournament_create
 from tournaments.services.tournaments.running import tournament_advance, tournament_start
 
@@ -45,6 +48,7 @@ pytestmark = pytest.mark.django_db
 CRASHING_BOT = b"""def act(observation):
     raise RuntimeError("boom")
 """
+BUILTIN = Path(__file__).resolve().parents[2] / "lineit" / "builtin"
 
 
 @pytest.fixture
@@ -216,6 +220,37 @@ def test_a_decided_sprt_tells_the_owner(
     assert mailbox.messages[0]["Subject"] == "[Line-it Arena] SPRT mybot@v4 v mybot@v3: H1 accepted"
 
 
+def test_an_sprt_that_decides_tells_the_owner_and_one_cancelled_does_not(
+    subscribed: Any, bot_factory: Any, version_factory: Any, receiver: HttpReceiver, mailbox: SmtpServer, settings: Any
+) -> None:
+    bot = bot_factory(owner=subscribed, name="alices")
+    old = version_factory(bot=bot, number=1, code=(BUILTIN / "random_bot.py").read_bytes())
+    new = version_factory(bot=bot, number=2, code=(BUILTIN / "greedy_bot.py").read_bytes())
+    with committed():
+        cancelled = sprt_start(new_version=new, batch_games=10, max_games=200, seed=3)
+        sprt_cancel(test=cancelled, reason="by hand")
+    run_notification_tasks()
+    assert mailbox.messages == [] and receiver.requests == []  # a cancelled test is no verdict
+
+    with committed():
+        test = sprt_start(new_version=new, batch_games=10, max_games=200, seed=11)
+        while test.is_running:  # each batch played in the sandbox, as a worker would, and folded in
+            assert test.current_match_id is not None
+            match_execute(match_id=test.current_match_id, worker="test")
+            sprt_record_match(match_id=test.current_match_id)
+            test.refresh_from_db()
+    run_notification_tasks()
+
+    assert test.status == SprtTest.Status.H1
+    [mail] = mailbox.messages
+    assert mail["Subject"] == f"[Line-it Arena] SPRT {new.label} v {old.label}: H1 accepted"
+    [request] = receiver.requests
+    payload = request["json"]
+    assert payload["event"] == "sprt_decided" and payload["sprt_id"] == test.pk and payload["games"] == test.games
+    assert payload["url"] == f"{settings.SITE_URL}/bots/alices/v2/" and payload["text"].endswith(payload["url"])
+    assert Notification.objects.filter(event="sprt_decided", status="sent").count() == 2  # by mail and by webhook
+
+
 def test_events_switched_off_send_nothing(
     subscribed: Any, version_factory: Any, receiver: HttpReceiver, mailbox: SmtpServer
 ) -> None:
@@ -235,11 +270,30 @@ def test_an_event_told_twice_is_sent_once(subscribed: Any, version_factory: Any,
         bot_version_validate(version_id=version.pk)
     run_notification_tasks()
     with committed():  # the event's task delivered again (a worker died before acknowledging it)
-        app.tasks["lineit_platform.notifications.tasks.notification_event_task"].apply(
-            args=["version_validation", version.pk]
-        )
+        app.tasks["notifications.tasks.notification_event_task"].apply(args=["version_validation", version.pk])
     assert run_notification_tasks() == []
     assert len(receiver.requests) == 1 and Notification.objects.filter(channel="webhook").count() == 1
+
+
+def code_of(task: Any) -> Any:
+    """The function a task runs (a bound task's is a method of that task)."""
+    return getattr(task.__wrapped__, "__func__", task.__wrapped__)
+
+
+def test_the_former_task_names_are_aliases_for_one_release(settings: Any) -> None:
+    """Named lineit_platform.notifications.tasks.* before notifications became an app: a message
+    the previous release queued under those names runs the same code, on the same queue."""
+    for name in ("notification_event_task", "notification_send_task", "notification_deliver_task"):
+        task = app.tasks[f"notifications.tasks.{name}"]
+        former = app.tasks[f"lineit_platform.notifications.tasks.{name}"]
+        assert code_of(former) is code_of(task)
+        assert (former.acks_late, former.time_limit, former.max_retries) == (
+            task.acks_late,
+            task.time_limit,
+            task.max_retries,
+        )
+        for routed in (task.name, former.name):
+            assert settings.CELERY_TASK_ROUTES[routed] == {"queue": "housekeeping"}
 
 
 # --- Failing receivers ------------------------------------------------------------------------

@@ -20,12 +20,13 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from django.test import TestCase
 
+from bots.code_cache import version_source
 from lineit.botkit.players import InProcessPlayer
 from lineit.botkit.referee import run_match
 from lineit_platform.celery import app
-from lineit_platform.notifications import tasks as _tasks  # noqa: F401 (registers them, as the worker does)
+from notifications import tasks as _tasks  # noqa: F401 (registers them, as the worker does)
 
-TASK_PREFIX = "lineit_platform.notifications.tasks."
+TASK_PREFIX = "notifications.tasks."
 
 
 class _Collector:
@@ -159,12 +160,13 @@ def play_in_process(match: Any) -> Any:
     """Claim a queued match, play it here with in-process players and record it (as
     tests/tournaments/tournament_helpers.py does)."""
     from tournaments.models import Match
-    from tournaments.services.matches import match_claim, match_record_result, match_spec
+    from tournaments.services.matches.results import match_record_result
+    from tournaments.services.matches.states import match_claim, match_spec
 
     claimed = match_claim(match_id=match.pk, worker="tests")
     assert claimed is not None
     versions = [entrant.version for entrant in claimed.entrants.select_related("version__bot").order_by("index")]
-    result = run_match(match_spec(claimed), [InProcessPlayer(version.source()) for version in versions])
+    result = run_match(match_spec(claimed), [InProcessPlayer(version_source(version)) for version in versions])
     assert match_record_result(match_id=match.pk, attempt=claimed.attempts, result=result)
     return Match.objects.get(pk=match.pk)
 

@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from bots.models import BotVersion
 from tournaments.models import Match, MatchEntrant
-from tournaments.services.matches import entrant_summary
+from tournaments.services.matches.results import entrant_summary
 
 pytestmark = pytest.mark.django_db
 

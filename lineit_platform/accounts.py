@@ -1,11 +1,12 @@
-"""API tokens, the one place that makes and replaces them: the API's token endpoints and the
-token page both come here.
+"""Account writes the two faces share: API tokens, the one place that makes, replaces and
+revokes them. The API's token endpoints (api/views/auth.py) and the token page
+(web/views/account.py) both come here, so neither face imports the other.
 
 A user has at most one token (a unique column), so two simultaneous first visits of the token
 page, or two simultaneous rotations (a double click, two scripts), would both try to insert
-one; the loser's insert failed with a server error. Here every change happens under a lock on
-the user's row, so they take turns: the first makes the token, the next finds it (or replaces
-it in turn).
+one; the loser's insert failed with a server error. Here every change that makes a token happens
+under a lock on the user's row, so they take turns: the first makes the token, the next finds it
+(or replaces it in turn). A revocation only deletes, which two at once can do without a lock.
 """
 
 from __future__ import annotations
@@ -38,3 +39,8 @@ def token_rotate(*, user: AbstractBaseUser, replacing: str | None = None) -> Tok
         return None
     Token.objects.filter(user=user).delete()
     return Token.objects.create(user=user)
+
+
+def token_revoke(*, user: AbstractBaseUser) -> None:
+    """The user's token stops working at once; the next token_for makes a new one."""
+    Token.objects.filter(user=user).delete()

@@ -1,6 +1,6 @@
 """What each event tells whom: read from the rows when the event's task runs (after the commit
 of what happened), so a message says what is true then, and an event sent twice builds the same
-messages, with the same keys (sent once: bots.models.Notification is unique per key)."""
+messages, with the same keys (sent once: models.Notification is unique per key)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,12 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
-from bots.models import BotVersion, NotificationEvent
+from bots.models import BotVersion
+from lineit import formats
 from lineit.botkit.untrusted import safe_text
+from tournaments.models import Match, Tournament
+
+from .models import NotificationEvent
 
 logger = logging.getLogger(__name__)
 
@@ -118,8 +122,6 @@ def version_off_ladder_messages(version_id: int) -> list[Message]:
 
 def match_ended_messages(match_id: int) -> list[Message]:
     """A test match someone requested finished (or failed): told to who requested it."""
-    from tournaments.models import Match
-
     match = Match.objects.filter(pk=match_id).first()
     if match is None or match.origin != Match.Origin.MANUAL or match.requested_by_id is None:
         return []
@@ -165,9 +167,6 @@ def _ordinal(place: int) -> str:
 
 def tournament_finished_messages(tournament_id: int) -> list[Message]:
     """A tournament finished: told to the owner of each entrant, with their bots' places."""
-    from lineit import formats
-    from tournaments.models import Tournament
-
     tournament = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.FINISHED).first()
     if tournament is None or not tournament.state:
         return []

@@ -1,5 +1,6 @@
-"""Writes about notifications: a user's settings, the notifications an event makes, and their
-delivery (one attempt each call; the task tries again with backoff)."""
+"""Writes about notifications: telling an event or a message (its task sent after commit), a
+user's settings, the notifications an event makes, and their delivery (one attempt each call;
+the task tries again with backoff)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,84 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from bots.models import Notification, NotificationEvent, NotificationSettings
 from lineit_platform.errors import ApplicationError
 from lineit_platform.queueing import send_after_commit
 
-from .messages import Message
+from .messages import Message, absolute
+from .models import Notification, NotificationEvent, NotificationSettings
 from .webhooks import WebhookFailed, WebhookRefused, webhook_check, webhook_post
 
 logger = logging.getLogger(__name__)
 
-DELIVER_TASK = "lineit_platform.notifications.tasks.notification_deliver_task"
+EVENT_TASK = "notifications.tasks.notification_event_task"
+SEND_TASK = "notifications.tasks.notification_send_task"
+DELIVER_TASK = "notifications.tasks.notification_deliver_task"
 EMAIL_MAX_LENGTH = 254
+
+
+# --- Telling: a task sent after the commit of what happened ---------------------------------
+
+
+def notify_event(event: str, object_id: int) -> None:
+    """Something happened to ``object_id``: its task (after commit) reads what and tells whom
+    (messages.BUILDERS: ``event`` is one of its keys)."""
+    send_after_commit(EVENT_TASK, event, object_id, what=f"the notifications of {event} {object_id}")
+
+
+def notify(
+    *, user_id: int, event: str, key: str, subject: str, text: str, url: str = "", data: dict[str, Any] | None = None
+) -> None:
+    """Tell one user about ``event`` (one of NotificationEvent), by the channels they chose for
+    it. ``key`` says what it is about (``sprt:7:decided``): one notification per key and
+    channel, so calling this twice sends once. ``url`` may be a path of the site (/bots/x/v2/).
+    ``data``: the webhook payload's structured fields (JSON values: ids, statuses)."""
+    message = Message(
+        user_id=user_id, event=event, key=key, subject=subject, text=text, url=absolute(url), data=data or {}
+    )
+    send_after_commit(SEND_TASK, message.to_dict(), what=f"the notification {key}")
+
+
+def notify_sprt_decided(
+    *,
+    sprt_id: int,
+    owner_id: int,
+    new_version: str,
+    old_version: str,
+    verdict: str,
+    games: int,
+    elo: float | None = None,
+    elo_interval: tuple[float, float] | None = None,
+    url: str = "",
+) -> None:
+    """The SPRT of ``new_version`` against ``old_version`` (labels, mybot@v4) decided ``verdict``
+    ("H1 accepted", "H0 accepted", "undecided") after ``games`` games; ``elo``, with its 95%
+    ``elo_interval``, the estimate of new over old. Call it once the verdict is written (it sends
+    after commit); twice tells once."""
+    estimate = ""
+    if elo is not None:
+        estimate = f", Elo {elo:+.1f}"
+        if elo_interval is not None:
+            estimate += f" [{elo_interval[0]:+.1f}, {elo_interval[1]:+.1f}]"
+    meaning = {"H1 accepted": "it is stronger", "H0 accepted": "it is not stronger"}.get(verdict, "no decision")
+    url = absolute(url)
+    notify(
+        user_id=owner_id,
+        event=str(NotificationEvent.SPRT_DECIDED),
+        key=f"sprt:{sprt_id}:decided",
+        subject=f"SPRT {new_version} v {old_version}: {verdict}",
+        text=f"SPRT of {new_version} against {old_version}: {verdict} ({meaning}) after {games} games{estimate}."
+        + (f" {url}" if url else ""),
+        url=url,
+        data={
+            "sprt_id": sprt_id,
+            "new_version": new_version,
+            "old_version": old_version,
+            "verdict": verdict,
+            "games": games,
+            "elo": elo,
+            "elo_interval": list(elo_interval) if elo_interval is not None else None,
+        },
+    )
 
 
 # --- Settings ---------------------------------------------------------------------------------

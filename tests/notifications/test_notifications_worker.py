@@ -13,9 +13,9 @@ import pytest
 from celery_processes import CeleryProcess, wait_for, worker
 from notification_receivers import HttpReceiver, SmtpServer, housekeeping_drain, http_receiver, smtp_server
 
-from bots.models import Notification
-from lineit_platform.notifications import notify_sprt_decided
-from lineit_platform.notifications.services import notification_settings_update
+from lineit_platform.celery import app
+from notifications.models import Notification
+from notifications.services import notification_settings_update, notify_sprt_decided
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -75,3 +75,30 @@ def test_a_failing_webhook_is_retried_by_celery_then_given_up(
     assert notification.attempts == 3 and notification.last_error == "answered 503 Service Unavailable"
     assert len(receiver.requests) == 3
     assert "Retry in" in (tmp_path / "housekeeping.log").read_text()  # Celery's own retry, with its countdown
+
+
+def test_a_task_queued_by_the_previous_release_under_its_former_name_is_still_consumed(
+    alice: Any, receivers: tuple[SmtpServer, HttpReceiver], tmp_path: Path
+) -> None:
+    """Before an upgrade, the previous release queued a notification under the task's former name
+    (lineit_platform.notifications.tasks.*): the new worker still runs it (the names are aliases
+    for one release, routed as before)."""
+    mailbox, receiver = receivers
+    notification_settings_update(user=alice, webhook_url=receiver.url())
+    process = housekeeping_worker(tmp_path, mailbox)
+    try:
+        message = {  # as the previous release's notify() sent it
+            "user_id": alice.pk,
+            "event": "sprt_decided",
+            "key": "sprt:13:decided",
+            "subject": "SPRT a@v2 v a@v1: H1 accepted",
+            "text": "SPRT of a@v2 against a@v1: H1 accepted (it is stronger) after 60 games.",
+            "url": "",
+            "data": {"sprt_id": 13, "verdict": "H1 accepted"},
+        }
+        app.send_task("lineit_platform.notifications.tasks.notification_send_task", args=[message])
+        wait_for(lambda: len(mailbox.messages) == 1 and len(receiver.requests) == 1, "the mail and the webhook", 90)
+    finally:
+        process.stop(signal.SIGTERM)
+    assert receiver.requests[0]["json"]["sprt_id"] == 13
+    assert set(Notification.objects.values_list("status", flat=True)) == {"sent"}

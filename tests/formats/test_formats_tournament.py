@@ -1,4 +1,5 @@
-"""The function-level API: deciding a match, feeding results back, JSON state, bad input."""
+"""A tournament's functions (lineit/formats/tournament.py): deciding a match, feeding results back,
+JSON state, bad input."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import pytest
 from formats_helpers import field, play_out
 
 from lineit.formats import (
-    FORMATS,
     ROUND_ROBIN,
     SWISS,
     Entrant,
@@ -19,6 +19,7 @@ from lineit.formats import (
     TournamentState,
     decide_match,
     first_round,
+    format_names,
     next_round,
     seed_order,
     standings,
@@ -62,7 +63,7 @@ def test_seeds_follow_ratings_and_the_draw_breaks_equal_ratings() -> None:
     assert draws == {(2, 4), (4, 2)}  # the seed, not the list order, decides
 
 
-@pytest.mark.parametrize("format", FORMATS)
+@pytest.mark.parametrize("format", format_names())
 def test_the_state_survives_json_and_replays_to_the_same_tournament(format: str) -> None:
     state = play_out(format, 7, Options(table_size=2), seed=3, results_seed=4)
     again = TournamentState.from_dict(state.to_dict())
