@@ -84,3 +84,29 @@ def test_tournament_matches_deal_from_seeds_drawn_when_scheduled(version_factory
     match_execute(match_id=first.pk, worker="fair-play")
     first.refresh_from_db()
     assert first.status == Match.Status.FINISHED and first.failure_count == 0
+
+
+def test_placement_and_sprt_matches_never_show_a_process_a_deal_twice(version_factory) -> None:  # type: ignore[no-untyped-def]
+    """A new version's placement match (scheduled by the ladder tick) and a batch of its SPRT
+    against the previous version, played as a worker plays them."""
+    import random
+
+    from django.utils import timezone
+
+    from tournaments.services.ladder import ladder_tick
+    from tournaments.services.sprt import sprt_start
+
+    old = version_factory(code=MEMORY_BOT)
+    others = [version_factory(code=MEMORY_BOT) for _ in range(3)]
+    new = version_factory(code=MEMORY_BOT, bot=old.bot, placement_started_at=timezone.now())
+    assert others
+    with override_settings(PLACEMENT_MAX_MATCHES=1, LADDER_TABLE_SIZES=[3]):
+        scheduled = ladder_tick(rng=random.Random(1))
+    placement = next(match for match in scheduled if match.origin == Match.Origin.PLACEMENT)
+    test = sprt_start(new_version=new, old_version=old, batch_games=6, max_games=6)
+    batch = test.current_match
+    assert batch is not None and batch.origin == Match.Origin.SPRT
+    for match in (placement, batch):
+        match_execute(match_id=match.pk, worker="fair-play")
+        match.refresh_from_db()
+        assert match.status == Match.Status.FINISHED and match.failure_count == 0, match
