@@ -39,6 +39,11 @@ from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BotSource, builtin_source
 from lineit.engine import new_game
 from lineit.sandbox import SandboxedPlayer, TurnGate, detect_tier, run_sandboxed_match
+from lineit.sandbox.tiers import HOST_VIEW_VARIABLE
+
+# Both tiers are measured: the Landlock one as an operator who accepts its view of the machine
+# runs it (docs/sandbox.md, "Tiers"); untrusted bots are not run there otherwise.
+os.environ.setdefault(HOST_VIEW_VARIABLE, "1")
 
 
 def observations(count: int) -> list[dict]:
@@ -62,6 +67,9 @@ class Timed:
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.player, name)
+
+    def fresh(self) -> Timed:
+        return Timed(self.player.fresh(), self.times, self.last)  # each lane's decisions timed too
 
     def act(self, observation: dict, timeout: float) -> object:
         started = time.perf_counter()

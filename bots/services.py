@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,7 +20,7 @@ from django.utils import timezone
 
 from lineit.botkit.failures import PLATFORM_FAULTS
 from lineit.botkit.limits import Limits
-from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
@@ -168,11 +169,9 @@ def bot_validations_resend(*, now: datetime | None = None) -> int:
     return len(stuck)
 
 
-VALIDATION_SEED = 20240601
-
-
 def bot_version_validate(*, version_id: int) -> BotVersion:
-    """Play the validation game: the new version against itself, inside the sandbox.
+    """Play the validation games: the first BOT_VALIDATION_GAMES games of what a bot sees as a
+    two-seat ladder match, inside the sandbox.
 
     Any failure that is the bot's fault rejects the version, saying exactly why. A platform
     failure (no sandbox, a sandbox that did not start) leaves it ``validating`` and raises, so the
@@ -180,15 +179,15 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if version.status != BotVersion.Status.VALIDATING:
         return version
-    spec = MatchSpec(
-        num_players=2,
-        games=settings.BOT_VALIDATION_GAMES,
-        seed=VALIDATION_SEED,
-        rotate_seats=True,
-        duplicate_deals=False,
-    )
-    result = sandbox_match_run(spec=spec, sources=[version_source(version), version_source(version)], limits=Limits())
-    failures = [failure for failure in result.failures if failure.kind not in PLATFORM_FAULTS]
+    spec, entrants = validation_match(version)
+    result = sandbox_match_run(spec=spec, sources=[version_source(entrant) for entrant in entrants], limits=Limits())
+    mine = {index for index, entrant in enumerate(entrants) if entrant.pk == version.pk}
+    failures = [
+        failure
+        for game in result.games
+        for failure in game.failures
+        if failure.kind not in PLATFORM_FAULTS and game.seats[failure.seat] in mine
+    ]
     if failures:
         first = failures[0]
         # The kind and where first, in the platform's words (public: BotVersion.rejection_summary),
@@ -200,6 +199,34 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
         version = bot_version_activate(version=version, tier=result.tier)
     version_validation_ended.send(sender=BotVersion, version_id=version.pk)  # its owner is told (notifications)
     return version
+
+
+def validation_match(version: BotVersion) -> tuple[MatchSpec, list[BotVersion]]:
+    """The validation's match, which a bot cannot tell from a ladder match of two (fair play:
+    docs/bot-interface.md, "One deal, one process"): a seed drawn now from the system (a fixed
+    seed would be a deck the bot could compute), a ruleset of the ladder's, duplicate deals, the
+    ladder's number of games (its first BOT_VALIDATION_GAMES are played), the version in a seat
+    drawn at random against an active built-in version, as the ladder seats them (the version
+    itself on a platform that has none: a bot can tell that match apart, but then it has no
+    other to tell it from)."""
+    opponents = list(
+        BotVersion.objects.select_related("bot").filter(
+            bot__is_builtin=True, status=BotVersion.Status.ACTIVE, ladder_removed_at=None
+        )
+    )
+    opponent = secrets.choice(opponents) if opponents else version
+    entrants = [version, opponent] if secrets.randbelow(2) == 0 else [opponent, version]
+    games = max(2 * settings.LADDER_DEALS_PER_MATCH, settings.BOT_VALIDATION_GAMES)
+    spec = MatchSpec(
+        num_players=2,
+        games=games,
+        ruleset=secrets.choice(settings.LADDER_RULESETS),
+        seed=new_seed(),
+        rotate_seats=True,
+        duplicate_deals=True,
+        shard=range(settings.BOT_VALIDATION_GAMES),
+    )
+    return spec, entrants
 
 
 def _set_status(version: BotVersion, *, expected: list[str], fields: dict[str, object]) -> BotVersion:

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 
 from lineit.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS
-from lineit.sandbox import SandboxUnavailable, requested_tier
+from lineit.sandbox import SandboxUnavailable, host_view_accepted, requested_tier
 from lineit_platform import throttles
 
 
@@ -41,6 +41,7 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
         )
     try:
         requested_tier()  # the sandbox reads SANDBOX_TIER itself (the CLI and the worker alike)
+        host_view_accepted()  # and SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW
     except SandboxUnavailable as error:
         problems.append(Error(str(error), id="lineit.E005"))
     engine = settings.DATABASES["default"]["ENGINE"]
@@ -91,6 +92,25 @@ def check_production_secret_key(app_configs: Any = None, **kwargs: Any) -> list[
             "SECRET_KEY is the development default or too weak for production (PostgreSQL with DEBUG off): "
             "set it to at least 50 random characters, e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(50))'",
             id="lineit.E007",
+        )
+    ]
+
+
+@register(Tags.security)
+def check_replay_signing_key(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """In production (PostgreSQL with DEBUG off) the replays the site serves are signed with a key
+    of its own, which REPLAY_SIGNING_KEY must give: a key made on one machine would differ from
+    the next one's, and vanish with its disk. DEBUG and the embedded default make one in VAR_DIR."""
+    from lineit_platform.replay_signing import may_make_a_key
+
+    if settings.REPLAY_SIGNING_KEY or may_make_a_key():
+        return []
+    return [
+        Error(
+            "REPLAY_SIGNING_KEY is not set: in production (PostgreSQL with DEBUG off) the site signs the replays "
+            "it serves with a key of its own: set it to an Ed25519 private key, e.g. python3 -c 'import base64, "
+            "os; print(base64.b64encode(os.urandom(32)).decode())' (docs/replay-format.md, Signatures)",
+            id="lineit.E009",
         )
     ]
 

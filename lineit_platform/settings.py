@@ -107,6 +107,26 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 
+def env_signing_key(name: str) -> str:
+    """A private key for lineit_platform/replay_signing.py, checked now (its value is never
+    quoted: it is a secret); empty when unset."""
+    raw = os.environ.get(name, "").strip()
+    if raw:
+        from lineit_platform.replay_signing import read_private_key
+
+        try:
+            read_private_key(raw)
+        except ValueError as error:
+            raise ImproperlyConfigured(f"{name} is {error}") from None
+    return raw
+
+
+# The key every replay the site serves is signed with (docs/replay-format.md, "Signatures"): an
+# Ed25519 private key as PEM or its 32 bytes in base64. Unset: DEBUG and the embedded default
+# make one in VAR_DIR; production (PostgreSQL, DEBUG off) refuses to start (lineit.E009).
+REPLAY_SIGNING_KEY = env_signing_key("REPLAY_SIGNING_KEY")
+
+
 def env_proxy_ssl_header(name: str) -> tuple[str, str] | None:
     """``X-Forwarded-Proto`` (the proxy's header saying the client used HTTPS, with the value
     ``https``) or ``X-Forwarded-Proto: https``; empty: no such header is believed."""
@@ -323,9 +343,10 @@ MATCH_DATABASE_RETRY_SECONDS = env_int("MATCH_DATABASE_RETRY_SECONDS", 120, mini
 MATCH_RETRY_DELAY_SECONDS = env_int("MATCH_RETRY_DELAY_SECONDS", 10, minimum=0)
 # A queued match whose message may have been lost is sent again after this long.
 MATCH_RESEND_AFTER_SECONDS = env_int("MATCH_RESEND_AFTER_SECONDS", 600, minimum=1)
-# SANDBOX_TIER (empty: the best tier that works) is read by the sandbox itself, for the worker
-# and the command line alike (lineit/sandbox/tiers.py: requested_tier); a system check
-# refuses an unknown value.
+# SANDBOX_TIER (empty: the best tier that works) and SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW (empty: the
+# Landlock tier, where a bot sees this machine's paths, runs no untrusted bot) are read by the
+# sandbox itself, for the worker and the command line alike (lineit/sandbox/tiers.py:
+# requested_tier, host_view_accepted); a system check refuses an unknown value.
 SANDBOX_PIN_CPU = env_bool("SANDBOX_PIN_CPU", True)
 
 # The rating writer applies ranked matches in id order and waits for one still queued or running,

@@ -17,6 +17,8 @@ TEST_ENVIRONMENT = {
     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/13",
     # Long enough for the production check (lineit.E007): the tests run PostgreSQL with DEBUG off.
     "SECRET_KEY": "test-secret-key-not-for-production-0123456789-abcdefghijklmnopqrstuvwxyz",
+    # The key served replays are signed with (lineit.E009): production, as above, needs one.
+    "REPLAY_SIGNING_KEY": "dGVzdC1yZXBsYXktc2lnbmluZy1rZXktMzItYnl0ZXM=",
     "LADDER_TABLE_SIZES": "2,3",
 }
 

@@ -7,6 +7,7 @@ default (SQLite) still runs with no configuration at all."""
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import secrets
@@ -72,27 +73,39 @@ def compose_service_environment(service: str, environment: dict[str, str]) -> di
 APP_SERVICES = ["migrate", "web", "worker", "beat"]
 
 
+def signing_key() -> str:
+    """A REPLAY_SIGNING_KEY as README says to make one: 32 random bytes in base64."""
+    return base64.b64encode(os.urandom(32)).decode()
+
+
+def keys() -> dict[str, str]:
+    return {"SECRET_KEY": secrets.token_urlsafe(50), "REPLAY_SIGNING_KEY": signing_key()}
+
+
 @pytest.mark.parametrize("service", APP_SERVICES)
-def test_compose_refuses_to_start_without_a_secret_key(service: str) -> None:
-    with pytest.raises(MissingVariable, match="SECRET_KEY") as refused:
-        compose_service_environment(service, {})
+@pytest.mark.parametrize("variable", ["SECRET_KEY", "REPLAY_SIGNING_KEY"])
+def test_compose_refuses_to_start_without_a_secret_key(service: str, variable: str) -> None:
+    others = {name: value for name, value in keys().items() if name != variable}
+    with pytest.raises(MissingVariable, match=variable) as refused:
+        compose_service_environment(service, others)
     assert "README" in str(refused.value)  # the message says where to read more
-    with pytest.raises(MissingVariable, match="SECRET_KEY"):
-        compose_service_environment(service, {"SECRET_KEY": ""})  # an empty one too
+    with pytest.raises(MissingVariable, match=variable):
+        compose_service_environment(service, others | {variable: ""})  # an empty one too
 
 
 def test_compose_has_no_default_key_anywhere() -> None:
     text = COMPOSE.read_text()
     assert "change-me" not in text and "insecure" not in text.lower()
     assert re.search(r"SECRET_KEY: \$\{SECRET_KEY:\?[^}]+\}", text)
+    assert re.search(r"REPLAY_SIGNING_KEY: \$\{REPLAY_SIGNING_KEY:\?[^}]+\}", text)
 
 
 def test_compose_passes_the_production_environment_through_and_defaults_to_plain_http() -> None:
-    production = documented_environment(ROOT / "README.md") | {"SECRET_KEY": secrets.token_urlsafe(50)}
+    production = documented_environment(ROOT / "README.md") | keys()
     for service in APP_SERVICES:
         given = compose_service_environment(service, production)
         assert {name: given.get(name) for name in production} == production, service
-    laptop = compose_service_environment("web", {"SECRET_KEY": secrets.token_urlsafe(50)})
+    laptop = compose_service_environment("web", keys())
     assert laptop["SECURE_SSL_REDIRECT"] == "false" and laptop["SECURE_HSTS_SECONDS"] == "0"
     assert laptop["SECURE_PROXY_SSL_HEADER"] == ""
 
@@ -109,8 +122,8 @@ def manage(arguments: list[str], environment: dict[str, str], tmp_path: Path) ->
 
 
 def production_environment(**changes: str) -> dict[str, str]:
-    """README's production environment with a generated key, plus docker-compose's URLs."""
-    documented = documented_environment(ROOT / "README.md") | {"SECRET_KEY": secrets.token_urlsafe(50)}
+    """README's production environment with generated keys, plus docker-compose's URLs."""
+    documented = documented_environment(ROOT / "README.md") | keys()
     return compose_service_environment("web", documented) | changes
 
 
@@ -118,6 +131,7 @@ def test_readme_and_the_platform_doc_list_the_same_production_environment() -> N
     readme = documented_environment(ROOT / "README.md")
     assert readme == documented_environment(ROOT / "docs" / "platform.md")
     assert readme["SECRET_KEY"].startswith("<")  # a placeholder, never a key to copy
+    assert readme["REPLAY_SIGNING_KEY"].startswith("<")
     assert {"SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"} <= set(readme)
 
 
@@ -153,6 +167,15 @@ def test_production_refuses_a_default_or_weak_key_at_every_command(key: str | No
     assert "lineit.E007" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_production_refuses_to_start_without_a_replay_signing_key(tmp_path: Path) -> None:
+    environment = production_environment()
+    del environment["REPLAY_SIGNING_KEY"]
+    result = manage(["check"], environment, tmp_path)
+    assert result.returncode != 0
+    assert "lineit.E009" in result.stderr and "REPLAY_SIGNING_KEY" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "var" / "replay-signing-key.pem").exists()  # production makes no key of its own
+
+
 @pytest.mark.parametrize(
     "environment",
     [
@@ -165,7 +188,7 @@ def test_the_embedded_default_and_debug_still_run_with_the_development_key(
 ) -> None:
     result = manage(["check"], environment, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "lineit.E007" not in result.stderr
+    assert "lineit.E007" not in result.stderr and "lineit.E009" not in result.stderr
 
 
 def test_the_production_settings_are_what_the_environment_says(tmp_path: Path) -> None:

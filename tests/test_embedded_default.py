@@ -15,6 +15,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from lineit.replay_signature import check_signature, read_public_key
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["/", "/tournaments/", "/accounts/login/", "/api/leaderboard/?ruleset=standard", "/api/matches/",
          "/api/bots/", "/api/tournaments/", "/api/schema/", "/api/docs/"]  # fmt: skip
@@ -37,7 +39,7 @@ def get(url: str) -> tuple[int, bytes]:
 def test_the_platform_runs_and_plays_ladder_matches_on_sqlite_and_the_filesystem_broker(tmp_path: Path) -> None:
     port = free_port()
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name != "REPLAY_SIGNING_KEY"},
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "CELERY_BROKER_URL": "filesystem://",
         "VAR_DIR": str(tmp_path),
@@ -71,6 +73,11 @@ def test_the_platform_runs_and_plays_ladder_matches_on_sqlite_and_the_filesystem
         for page in [*PAGES, f"/matches/{match['id']}/", f"/api/matches/{match['id']}/"]:
             status, body = get(base + page)
             assert status == 200, (page, body[:500])
+        # Replays are signed with a key made once in VAR_DIR, its public half published.
+        status, pem = get(f"{base}/.well-known/lineit-replay-key.pem")
+        assert status == 200 and (tmp_path / "replay-signing-key.pem").stat().st_mode & 0o777 == 0o600
+        status, body = get(json.loads(get(f"{base}/api/games/?match={match['id']}")[1])["results"][0]["replay_url"])
+        assert status == 200 and check_signature(json.loads(body), read_public_key(pem)).ok
     finally:
         os.killpg(platform.pid, signal.SIGTERM)
         try:

@@ -15,18 +15,22 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-STARTUP_FAILED: Final = "startup_failed"
-LOAD: Final = "load"
-TIMEOUT: Final = "timeout"
-TIME_BUDGET: Final = "time_budget"
-CPU_LIMIT: Final = "cpu_limit"
-MEMORY: Final = "memory"
-CRASH: Final = "crash"
-EXCEPTION: Final = "exception"
-EXITED: Final = "exited"
-PROTOCOL: Final = "protocol"
-ILLEGAL_MOVE: Final = "illegal_move"
-STOPPED: Final = "stopped"  # not run: too many failures earlier in the match
+# The kinds are the replay format's (a replay records them, and the engine checks where each
+# can happen: lineit.engine.forfeits.FAILURE_PHASES); STOPPED: not run, too many failures earlier.
+from lineit.engine.forfeits import (
+    CPU_LIMIT,
+    CRASH,
+    EXCEPTION,
+    EXITED,
+    ILLEGAL_MOVE,
+    LOAD,
+    MEMORY,
+    PROTOCOL,
+    STARTUP_FAILED,
+    STOPPED,
+    TIME_BUDGET,
+    TIMEOUT,
+)
 
 KINDS: Final = {
     STARTUP_FAILED: "the sandbox could not start (the platform's fault, not the bot's)",

@@ -37,6 +37,12 @@ class Player(Protocol):
 
     def close(self) -> None: ...
 
+    def fresh(self) -> Player:
+        """Another player of the same bot that shares nothing with this one (no process, no
+        memory, no files): the referee plays each lane of an entrant with its own
+        (schedule.lane_of), so that no bot process plays two games of one deal."""
+        ...
+
 
 def _whole_copy(value: dict[str, Any]) -> dict[str, Any]:
     """A copy sharing nothing with ``value`` (plain data: marshal's version 2 writes no
@@ -116,6 +122,12 @@ class InProcessPlayer:
     def stderr_tail(self) -> str:
         return ""
 
+    def fresh(self) -> InProcessPlayer:
+        """A new load of the bot's file (its own module, its own scratch folder). In-process
+        bots are trusted: nothing stops one from keeping a deal in the interpreter's own state
+        (a module it imports, builtins), which only a sandbox's process per lane can."""
+        return InProcessPlayer(self.source)
+
     def close(self) -> None:
         self._policy = None
         if self._scratch is not None:
@@ -149,6 +161,9 @@ class StoppedPlayer:
 
     def close(self) -> None:
         pass
+
+    def fresh(self) -> StoppedPlayer:
+        return self
 
     def cleanup(self) -> None:
         pass

@@ -4,9 +4,12 @@ Failure policy (docs/bot-interface.md, applied the same way everywhere):
 
 * A bot that fails in a game forfeits that game: it ranks last (forfeited seats share the last
   rank) whatever its score, and a stand-in that plays uniformly random legal moves (seeded by
-  the deal, so reproducible) finishes the game in its seat, so the other seats' game is complete.
-* Its process is restarted for the next game. After ``max_failures`` failed games it is stopped:
+  the deal through a stream of its own, so reproducible) finishes the game in its seat, so the other seats' game is complete.
+* Its process is restarted for its next game. After ``max_failures`` failed games it is stopped:
   every remaining game of the match is forfeited the same way without running it.
+* No bot process plays two games of one deal: each entrant has one process per lane (its seat
+  rotation within the deal: schedule.lane_of), each started from ``Player.fresh()``, so a bot
+  that remembers a deal's cards meets that deal again only in another process.
 * ``startup_failed`` is the platform's fault: the match stops with PlatformFailure and is not
   held against any bot (the platform retries it).
 """
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lineit.engine import RULES_VERSION, explain_illegal_action, new_game, record_replay
-from lineit.engine.replay import STAND_IN_RANDOM, stand_in_action
+from lineit.engine.replay import STAND_IN_KEYED, stand_in_action, stand_in_seed
 
 from .failures import ILLEGAL_MOVE, PROTOCOL, STARTUP_FAILED, STOPPED, TIME_BUDGET, TIMEOUT, BotFailure, Failure
 from .limits import Clock, Limits
@@ -116,11 +119,28 @@ class MatchResult:
 
 @dataclass
 class _Entrant:
-    player: Player
+    """One entrant of a match: its players (one per lane, made as needed from the first) share
+    its clock and its count of failed games."""
+
+    player: Player  # lane 0's; the others are its fresh() copies
     clock: Clock
-    started: bool = False
+    lanes: dict[int, Player] = field(default_factory=dict)
+    started: set[int] = field(default_factory=set)  # the lanes whose process is running
     failures: int = 0
     stopped: bool = False
+
+    def __post_init__(self) -> None:
+        self.lanes[0] = self.player
+
+    def lane(self, lane: int) -> Player:
+        player = self.lanes.get(lane)
+        if player is None:
+            player = self.lanes[lane] = self.player.fresh()
+        return player
+
+    def close(self) -> None:
+        for player in self.lanes.values():
+            player.close()
 
 
 def run_match(
@@ -145,16 +165,16 @@ def run_match(
                 on_game(record)
     finally:
         for entrant in entrants:
-            entrant.player.close()
+            entrant.close()
     return result
 
 
-def _fail(entrant: _Entrant, failure: Failure, limits: Limits) -> Failure:
+def _fail(entrant: _Entrant, lane: int, failure: Failure, limits: Limits) -> Failure:
     if failure.kind == STARTUP_FAILED:
         raise PlatformFailure(f"{entrant.player.name}: {failure.message}", failure.stderr_tail)
     entrant.failures += 1
-    entrant.player.close()
-    entrant.started = False
+    entrant.lane(lane).close()
+    entrant.started.discard(lane)
     if entrant.failures >= limits.max_failures:
         entrant.stopped = True
     return failure
@@ -169,9 +189,12 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
     illegal_actions: list[tuple[int, str]] = []  # (decision, action) of each illegal-move forfeit
     timings = [SeatTiming() for _ in range(n)]
 
+    lane = plan.lane
+    players = [entrant.player if entrant.stopped else entrant.lane(lane) for entrant in seated]
+
     def failure(seat: int, error: BotFailure, decision: int = -1) -> None:
         found = Failure(error.kind, error.message, seat, plan.index, decision, error.stderr_tail)
-        failed[seat] = _fail(seated[seat], found, limits)
+        failed[seat] = _fail(seated[seat], lane, found, limits)
 
     for seat, entrant in enumerate(seated):
         if entrant.stopped:
@@ -188,14 +211,15 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
             "limits": limits.to_dict(),
         }
         try:
-            if not entrant.started:
-                entrant.player.start(limits.startup_seconds)
-                entrant.started = True
-            entrant.player.start_game(info, limits.startup_seconds)
+            if lane not in entrant.started:
+                players[seat].start(limits.startup_seconds)
+                entrant.started.add(lane)
+            players[seat].start_game(info, limits.startup_seconds)
         except BotFailure as error:
             failure(seat, error)
 
-    stand_in = random.Random(plan.deck_seed)
+    # the stand-in's own stream, keyed by the deck's seed: its moves tell nothing of the deck's
+    stand_in = random.Random(stand_in_seed(STAND_IN_KEYED, plan.deck_seed))
     decision = 0
     while not state.is_over:
         seat = state.current_player
@@ -207,7 +231,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
             deadline, capped = entrant.clock.deadline()
             started = time.perf_counter()
             try:
-                action = entrant.player.act(observation, deadline)
+                action = players[seat].act(observation, deadline)
                 elapsed = time.perf_counter() - started
                 if elapsed > deadline:
                     raise BotFailure(TIMEOUT, f"the decision took {elapsed:.3f} s")
@@ -240,6 +264,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
     meta = {
         "game": plan.index,
         "deal": plan.deal,
+        "match_seed": spec.seed,
         "entrants": list(plan.seats),
         "failures": [found.public_dict() for found in failed.values()],
     }
@@ -249,7 +274,7 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
         seed=plan.deck_seed,
         forfeits=forfeits,
         meta=meta,
-        stand_in=STAND_IN_RANDOM,
+        stand_in=STAND_IN_KEYED,
         illegal_actions=illegal_actions,
     )
     late: list[Failure] = []
@@ -258,11 +283,11 @@ def play_game(plan: GamePlan, spec: MatchSpec, entrants: list[_Entrant], limits:
             continue
         outcome = {"seat": seat, "game": plan.index, "scores": list(replay["scores"]), "ranks": list(replay["ranks"])}
         try:
-            entrant.player.end_game(outcome, limits.startup_seconds)
+            players[seat].end_game(outcome, limits.startup_seconds)
         except BotFailure as error:
             # The game is over and scored; a failure here counts against the bot's next game.
             found = Failure(error.kind, f"in end_game: {error.message}", seat, plan.index, -1, error.stderr_tail)
-            late.append(_fail(entrant, found, limits))
+            late.append(_fail(entrant, lane, found, limits))
     return GameRecord(
         index=plan.index,
         deal=plan.deal,

@@ -19,7 +19,7 @@ from lineit.botkit.limits import Limits
 from lineit.botkit.parallel import MAX_JOBS, GamePool, MatchJob, WorkerLost, default_jobs, shard_size
 from lineit.botkit.players import InProcessPlayer, Player, StoppedPlayer
 from lineit.botkit.referee import GameRecord, MatchResult, PlatformFailure, run_match
-from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_NAMES, BotNotFound, BotSource, resolve_bot
 from lineit.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD
 
@@ -57,7 +57,9 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("bots", nargs="+", metavar="BOT", help="2 to 5 bots: built-in names, files, zips or folders")
     parser.add_argument("--games", type=int, default=DEFAULT_GAMES, help=f"games to play (default {DEFAULT_GAMES})")
     parser.add_argument(
-        "--seed", type=int, default=0, help="match seed: the same seed deals the same decks (default 0)"
+        "--seed",
+        type=int,
+        help="match seed: the same seed deals the same decks (default: a random seed, printed with the results)",
     )
     parser.add_argument("--ruleset", choices=RULESETS, default=STANDARD, help="rules to play (default standard)")
     parser.add_argument("--no-rotate", action="store_true", help="keep every bot in its seat (without duplicate deals)")
@@ -219,7 +221,7 @@ def match_spec(args: argparse.Namespace, num_players: int) -> MatchSpec:
             num_players=num_players,
             games=args.games,
             ruleset=args.ruleset,
-            seed=args.seed,
+            seed=new_seed() if args.seed is None else args.seed,
             rotate_seats=not args.no_rotate,
             duplicate_deals=not args.no_duplicate,
         )

@@ -24,8 +24,9 @@ FIELD_LENGTH = 60
 MESSAGE_LENGTH = 1000
 
 
-def read_replay_bytes(path: Path) -> bytes:
-    """The file's bytes, refused unless it is a regular file of at most MAX_REPLAY_BYTES."""
+def read_replay_bytes(path: Path, max_bytes: int = MAX_REPLAY_BYTES, what: str = "a replay") -> bytes:
+    """The file's bytes, refused unless it is a regular file of at most ``max_bytes`` (a
+    replay's, or ``what`` else the command reads: a key file)."""
     try:
         # O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused just after).
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -37,16 +38,32 @@ def read_replay_bytes(path: Path) -> bytes:
     if not stat.S_ISREG(mode):
         os.close(descriptor)
         if stat.S_ISDIR(mode):
-            raise CommandError(f"{path}: is a folder, not a replay file")
-        raise CommandError(f"{path}: not a regular file (a named pipe, a device or a socket), not a replay")
+            raise CommandError(f"{path}: is a folder, not {what} file")
+        raise CommandError(f"{path}: not a regular file (a named pipe, a device or a socket), not {what}")
     with os.fdopen(descriptor, "rb") as file:
         try:
-            data = file.read(MAX_REPLAY_BYTES + 1)
+            data = file.read(max_bytes + 1)
         except OSError as error:
             raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
-    if len(data) > MAX_REPLAY_BYTES:
-        raise CommandError(f"{path}: larger than {MAX_REPLAY_BYTES // 2**20} MiB, not a replay")
+    if len(data) > max_bytes:
+        size = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes // 2**10} KiB"
+        raise CommandError(f"{path}: larger than {size}, not {what}")
     return data
+
+
+class RepeatedKey(ValueError):
+    pass
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key repeats: readers disagree on which of the two counts
+    (Python takes the last), so a file could show one thing and verify another."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise RepeatedKey(key[:40])
+        found[key] = value
+    return found
 
 
 def load_replay(path: Path) -> dict[str, Any]:
@@ -56,7 +73,11 @@ def load_replay(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as error:
         raise CommandError(f"{path}: cannot read: {error}") from None
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=_object_without_repeats)
+    except RepeatedKey as error:
+        raise CommandError(
+            f"{path}: not a Line-it replay (the key {error.args[0]!r} appears twice in one object)"
+        ) from None
     except json.JSONDecodeError as error:
         raise CommandError(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
     except RecursionError:

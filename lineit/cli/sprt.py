@@ -14,7 +14,7 @@ from typing import Any
 
 from lineit.botkit.parallel import GamePool, MatchJob
 from lineit.botkit.referee import MatchResult
-from lineit.botkit.schedule import MAX_GAMES, MatchSpec
+from lineit.botkit.schedule import MAX_GAMES, MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_NAMES
 from lineit.botkit.untrusted import safe_text
 from lineit.engine import RULESETS, STANDARD
@@ -82,7 +82,9 @@ def add_parser(commands: Any) -> None:
     test.add_argument(
         "--batch", type=int, default=DEFAULT_BATCH, help=f"games between looks, even (default {DEFAULT_BATCH})"
     )
-    parser.add_argument("--seed", type=int, default=0, help="the deals: the same seed plays the same deals (default 0)")
+    parser.add_argument(
+        "--seed", type=int, help="the deals: the same seed plays the same deals (default: a random seed, printed)"
+    )
     parser.add_argument("--ruleset", choices=RULESETS, default=STANDARD, help="rules to play (default standard)")
     parser.add_argument("--in-process", action="store_true", help="trusted bots only: no sandbox, in this process")
     add_jobs_argument(parser)
@@ -105,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--batch must be an even number of games from 2 to {MAX_GAMES:,} (got {args.batch})")
     if not args.batch <= args.max_games <= MOST_GAMES:
         raise UsageError(f"--max-games must be from --batch ({args.batch}) to {MOST_GAMES:,} (got {args.max_games})")
+    if args.seed is None:
+        args.seed = new_seed()
     if not 0 <= args.seed < 2**63:
         raise UsageError(f"--seed must be from 0 to 2**63 - 1 (got {args.seed})")
     limits = match_limits(args)
@@ -171,10 +175,10 @@ def report(
     args: argparse.Namespace, test: Sprt, names: list[str], games: int, failures: list[int], outcome: str
 ) -> None:
     if args.json:
-        print(json.dumps(json_summary(test, names, games, failures, outcome, args.ruleset), indent=2))
+        print(json.dumps(json_summary(test, names, games, failures, outcome, args.ruleset, args.seed), indent=2))
     else:
         shown = [safe_text(name) for name in names]  # bot-chosen: file names
-        print(text_summary(test, shown, games, failures, outcome, args.ruleset))
+        print(text_summary(test, shown, games, failures, outcome, args.ruleset, args.seed))
 
 
 def record_pairs(test: Sprt, result: MatchResult, failures: list[int]) -> None:
@@ -215,12 +219,14 @@ def verdict(outcome: str, names: list[str], bounds: Bounds) -> str:
     return "undecided: --max-games reached before the test decided; play more games or widen elo0..elo1"
 
 
-def text_summary(test: Sprt, names: list[str], games: int, failures: list[int], outcome: str, ruleset: str) -> str:
+def text_summary(
+    test: Sprt, names: list[str], games: int, failures: list[int], outcome: str, ruleset: str, seed: int
+) -> str:
     bounds = test.bounds
     counts = " / ".join(str(count) for count in test.counts)
     lines = [
         f"SPRT: {names[NEW]} (new) against {names[OLD]} (old), {ruleset}, H0 {bounds.elo0:+g} Elo, "
-        f"H1 {bounds.elo1:+g} Elo, alpha {bounds.alpha:g}, beta {bounds.beta:g}",
+        f"H1 {bounds.elo1:+g} Elo, alpha {bounds.alpha:g}, beta {bounds.beta:g}, seed {seed}",
         f"{games} games, {test.pairs} deal pairs; {summary_line(test)}",
         f"pairs by the new bot's points (0 / 0.5 / 1 / 1.5 / 2): {counts}",
     ]
@@ -231,7 +237,7 @@ def text_summary(test: Sprt, names: list[str], games: int, failures: list[int], 
 
 
 def json_summary(
-    test: Sprt, names: list[str], games: int, failures: list[int], outcome: str, ruleset: str
+    test: Sprt, names: list[str], games: int, failures: list[int], outcome: str, ruleset: str, seed: int
 ) -> dict[str, Any]:
     elo, low, high = test.elo()
     bounds = test.bounds
@@ -243,6 +249,7 @@ def json_summary(
         "new": names[NEW],
         "old": names[OLD],
         "ruleset": ruleset,
+        "seed": seed,
         "elo0": bounds.elo0,
         "elo1": bounds.elo1,
         "alpha": bounds.alpha,

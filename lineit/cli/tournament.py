@@ -18,7 +18,7 @@ from lineit import formats
 from lineit.botkit.limits import Limits
 from lineit.botkit.parallel import GamePool
 from lineit.botkit.referee import GameRecord, MatchResult
-from lineit.botkit.schedule import MatchSpec
+from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_NAMES, BotSource
 from lineit.botkit.untrusted import safe_text
 from lineit.engine import RULESETS, STANDARD
@@ -84,7 +84,7 @@ def add_parser(commands: Any) -> None:
         metavar="G",
         help=f"games of each match (default {DEFAULT_GAMES_PER_TABLE_SEAT} x table size: whole duplicate deals)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed: decks and draws (default 0)")
+    parser.add_argument("--seed", type=int, help="tournament seed: decks and draws (default: a random seed, printed)")
     parser.add_argument("--ruleset", choices=RULESETS, default=STANDARD, help="rules to play (default standard)")
     parser.add_argument("--replays", metavar="DIR", type=Path, help="write every game's replay under DIR")
     parser.add_argument("--in-process", action="store_true", help="trusted bots only: no sandbox, in this process")
@@ -95,6 +95,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.seed is None:
+        args.seed = new_seed()
     sources = resolve_entrants(args.bots)
     options = tournament_options(args)
     entrants = [formats.Entrant(id=i, rating=float(len(sources) - i), name=s.name) for i, s in enumerate(sources)]

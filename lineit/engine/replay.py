@@ -5,24 +5,24 @@ The format is documented in docs/replay-format.md and docs/replay.schema.json.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 from .actions import parse_action
 from .deal import new_game
 from .errors import EngineError, ReplayError
+from .forfeits import STAND_IN_KEYED as STAND_IN_KEYED
+from .forfeits import STAND_IN_RANDOM as STAND_IN_RANDOM
+from .forfeits import STAND_INS as STAND_INS
+from .forfeits import Decision, check_moves, forfeit_claims, read_forfeits, read_illegal_actions
+from .forfeits import stand_in_action as stand_in_action
+from .forfeits import stand_in_seed as stand_in_seed
 from .rules import RULES_VERSION
 from .state import GameState, shuffled_deck
 
 REPLAY_FORMAT: Final = "lineit-replay"
-REPLAY_FORMAT_VERSION: Final = 2
-READABLE_FORMAT_VERSIONS: Final = (1, 2)
-
-# How a forfeited seat's moves are chosen once its bot failed (docs/replay-format.md, "stand_in"):
-# stand_in_action with one random.Random(seed) for the whole game, drawn at every decision of a
-# forfeited seat in the order of the game. Verification draws the same moves again.
-STAND_IN_RANDOM: Final = "uniform-random"
+REPLAY_FORMAT_VERSION: Final = 3
+READABLE_FORMAT_VERSIONS: Final = (1, 2, 3)
 
 # Every top-level field of the current format, each either recomputed from the moves, checked
 # against them, or reported as a claim (docs/replay-format.md, "What verification checks").
@@ -44,11 +44,9 @@ FIELDS: Final = (
     "ranks",
     "meta",
 )
-
-
-def stand_in_action(generator: random.Random, legal: Sequence[str]) -> str:
-    """The stand-in's move (STAND_IN_RANDOM): uniformly random among the legal actions."""
-    return legal[generator.randrange(len(legal))]
+# The platform's signature (lineit.replay_signature), since version 3: the only field a replay
+# may hold or not. The engine does not check it; `lineit verify --key` does.
+SIGNATURE_FIELD: Final = "signature"
 
 
 def ranks_with_forfeits(scores: Sequence[int], forfeits: Sequence[int] = ()) -> list[int]:
@@ -114,7 +112,8 @@ def upgrade_replay(document: Mapping[str, Any]) -> dict[str, Any]:
     """Bring an older format version up to the current one.
 
     Version 1 had no ``stand_in`` and no ``illegal_actions``: it says nothing of how forfeited
-    seats were played, so its forfeits stay claims (``verify_replay``)."""
+    seats were played, so its forfeits stay claims (``verify_replay``). Version 3 added the
+    ``signature`` a replay may carry; an older version holds none."""
     if not isinstance(document, Mapping):
         raise ReplayError("a replay is a JSON object")
     if document.get("format") != REPLAY_FORMAT:
@@ -126,13 +125,14 @@ def upgrade_replay(document: Mapping[str, Any]) -> dict[str, Any]:
             f"{', '.join(map(str, READABLE_FORMAT_VERSIONS))})"
         )
     doc = dict(document)
+    added = {1: ("stand_in", "illegal_actions", SIGNATURE_FIELD), 2: (SIGNATURE_FIELD,)}.get(version, ())
+    for field in added:
+        if field in doc:
+            raise ReplayError(f"unknown field {field!r} in a version {version} replay")
     if version == 1:
-        for field in ("stand_in", "illegal_actions"):
-            if field in doc:
-                raise ReplayError(f"unknown field {field!r} in a version 1 replay")
         doc["stand_in"] = None
         doc["illegal_actions"] = []
-        doc["format_version"] = REPLAY_FORMAT_VERSION
+    doc["format_version"] = REPLAY_FORMAT_VERSION
     return doc
 
 
@@ -144,7 +144,7 @@ def _check_header(doc: Mapping[str, Any]) -> None:
     missing = [field for field in FIELDS if field not in doc]
     if missing:
         raise ReplayError(f"the replay lacks the field{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}")
-    unknown = sorted(str(field) for field in doc if field not in FIELDS)
+    unknown = sorted(str(field) for field in doc if field not in FIELDS and field != SIGNATURE_FIELD)
     if unknown:
         raise ReplayError(f"unknown field{'s' * (len(unknown) > 1)} {', '.join(map(repr, unknown))} in a replay")
     if doc["rules_version"] != RULES_VERSION:
@@ -170,6 +170,8 @@ def _check_header(doc: Mapping[str, Any]) -> None:
         raise ReplayError("'deck' must be a list of card numbers")
     if not isinstance(doc["meta"], Mapping):
         raise ReplayError("'meta' must be an object")
+    if not isinstance(doc.get(SIGNATURE_FIELD, {}), Mapping):
+        raise ReplayError(f"'{SIGNATURE_FIELD}' must be an object")
     stand_in = doc["stand_in"]
     if stand_in is not None and not isinstance(stand_in, str):
         raise ReplayError(f"'stand_in' must be a string or null, not {stand_in!r}")
@@ -234,131 +236,23 @@ class Verification(NamedTuple):  # a NamedTuple, not a dataclass: importing data
     claims: tuple[str, ...] = ()
 
 
-class _Forfeit(NamedTuple):
-    seat: int
-    kind: str | None  # None: the replay records no failure for the seat
-    decision: int  # the failed decision, -1 before the game's first
-
-
-def _forfeits(doc: Mapping[str, Any], actions: list[Any]) -> dict[int, _Forfeit]:
-    """Each forfeited seat with its failure from ``meta.failures``; raises ReplayError when
-    they do not agree with ``forfeits`` or with the moves."""
-    failures = doc["meta"].get("failures")
-    forfeits: dict[int, _Forfeit] = {seat: _Forfeit(seat, None, -1) for seat in doc["forfeits"]}
-    if failures is None:
-        return forfeits
-    if not isinstance(failures, list):
-        raise ReplayError("'meta.failures' must be a list")
-    named: set[int] = set()
-    for failure in failures:
-        seat = failure.get("seat") if isinstance(failure, Mapping) else None
-        kind = failure.get("kind") if isinstance(failure, Mapping) else None
-        decision = failure.get("decision", -1) if isinstance(failure, Mapping) else None
-        if type(seat) is not int or not isinstance(kind, str) or type(decision) is not int:
-            raise ReplayError(f"a failure in 'meta.failures' needs a seat, a kind and a decision: {failure!r}")
-        if seat not in forfeits:
-            raise ReplayError(f"'meta.failures' has a failure of seat {seat}, which 'forfeits' does not name")
-        if seat in named:
-            raise ReplayError(f"'meta.failures' has two failures of seat {seat}: a seat forfeits once")
-        if not -1 <= decision < len(actions):
-            raise ReplayError(f"seat {seat}'s failure is at decision {decision}, which the game does not have")
-        if decision >= 0 and actions[decision][0] != seat:
-            raise ReplayError(
-                f"seat {seat}'s failure is at decision {decision}, which was seat {actions[decision][0]}'s"
-            )
-        named.add(seat)
-        forfeits[seat] = _Forfeit(seat, kind, decision)
-    unnamed = sorted(set(forfeits) - named)
-    if unnamed:
-        raise ReplayError(f"'forfeits' names seat {unnamed[0]}, whose failure 'meta.failures' does not record")
-    return forfeits
-
-
-def _illegal_actions(doc: Mapping[str, Any], forfeits: dict[int, _Forfeit], actions: list[Any]) -> dict[int, str]:
-    """``illegal_actions`` by decision, each the decision of an illegal-move forfeit."""
-    entries = doc["illegal_actions"]
-    if not isinstance(entries, list):
-        raise ReplayError("'illegal_actions' must be a list of [decision, action] pairs")
-    found: dict[int, str] = {}
-    at = {forfeit.decision: forfeit for forfeit in forfeits.values() if forfeit.decision >= 0}
-    for entry in entries:
-        if not (isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int and type(entry[1]) is str):
-            raise ReplayError(f"'illegal_actions': expected [decision, action], got {entry!r}")
-        decision, action = entry
-        forfeit = at.get(decision)
-        if forfeit is None or forfeit.kind != "illegal_move":
-            raise ReplayError(
-                f"'illegal_actions' names decision {decision}, where no seat forfeited by an illegal move"
-            )
-        if decision in found:
-            raise ReplayError(f"'illegal_actions' names decision {decision} twice")
-        found[decision] = action
-    return found
-
-
-def _who(doc: Mapping[str, Any], seat: int) -> str:
-    return f"seat {seat} ({doc['players'][seat]!r})"
-
-
-def _claims(doc: Mapping[str, Any], forfeits: dict[int, _Forfeit], illegal: dict[int, str], drawn: bool) -> list[str]:
-    """What the replay says that the moves cannot show, in words: who played each seat, and
-    each forfeit's cause (the moves show only that the stand-in played from there on)."""
-    claims = ["who played each seat (players, meta), the producer's word"]
-    for seat in sorted(forfeits):
-        forfeit = forfeits[seat]
-        if forfeit.kind is None:
-            claims.append(f"{_who(doc, seat)} forfeited, the producer's word (no failure recorded)")
-            continue
-        at = f"at decision {forfeit.decision}" if forfeit.decision >= 0 else "before its first decision"
-        if forfeit.decision in illegal:
-            why = f"{illegal[forfeit.decision]!r}, which it returned, is illegal there (checked)"
-        elif forfeit.kind == "illegal_move":
-            why = "what it returned is not an action, so the replay does not hold it"
-        else:
-            why = "a failure of this kind leaves no trace in the moves"
-        moves = (
-            "its moves from there on are the stand-in's (checked)"
-            if drawn
-            else "its moves from there on were not checked (the replay names no stand-in, or no seed)"
-        )
-        claims.append(f"{_who(doc, seat)} forfeited ({forfeit.kind} {at}), the referee's word: {why}; {moves}")
-    return claims
-
-
 def verify_replay(document: Mapping[str, Any]) -> Verification:
     """Every action legal, the recorded scores and ranks the ones the engine finds, the forfeits
-    consistent with the moves; what the moves cannot show is returned as claims. Never raises
-    ReplayError."""
+    consistent with the moves (lineit.engine.forfeits); what the moves cannot show is returned
+    as claims. Never raises ReplayError."""
     try:
         doc = upgrade_replay(document)
         _check_header(doc)
         actions = doc["actions"]
-        state = _run(doc)  # the moves first: every later check may read them as well formed
-        forfeits = _forfeits(doc, actions)
-        illegal = _illegal_actions(doc, forfeits, actions)
-        seed, stand_in = doc["seed"], doc["stand_in"]
-        drawn = stand_in == STAND_IN_RANDOM and seed is not None and all(f.kind for f in forfeits.values())
-        if stand_in is not None and stand_in != STAND_IN_RANDOM:
-            raise ReplayError(f"stand-in {stand_in!r} is unknown to this engine (it knows {STAND_IN_RANDOM!r})")
-        if illegal or (drawn and forfeits):
-            from_decision = {seat: forfeit.decision for seat, forfeit in forfeits.items()}
-            generator = random.Random(seed)
+        decisions: list[Decision] = []
 
-            def visit(number: int, seat: int, before: GameState, action: str) -> None:
-                legal = before.legal_actions()
-                if number in illegal and illegal[number] in legal:
-                    raise ReplayError(
-                        f"decision {number}: {illegal[number]!r} is legal there, so it was no illegal move"
-                    )
-                if drawn and seat in from_decision and number >= from_decision[seat]:
-                    chosen = stand_in_action(generator, legal)
-                    if chosen != action:
-                        raise ReplayError(
-                            f"action {number}: seat {seat} forfeited at decision {from_decision[seat]}, so the "
-                            f"stand-in plays for it, and it plays {chosen!r} here, not {action!r}"
-                        )
+        def record(number: int, seat: int, before: GameState, action: str) -> None:
+            decisions.append(Decision(seat, action, before.legal_actions()))
 
-            _run(doc, visit)
+        state = _run(doc, record)  # the moves first: every later check may read them as well formed
+        forfeits = read_forfeits(doc, actions)
+        illegal = read_illegal_actions(doc, forfeits)
+        drawn = check_moves(doc, forfeits, illegal, decisions)
     except ReplayError as error:
         return Verification(False, str(error))
     scores = state.scores()
@@ -367,7 +261,7 @@ def verify_replay(document: Mapping[str, Any]) -> Verification:
         return Verification(False, f"recorded scores {doc['scores']!r} but the game gives {scores}", scores, ranks)
     if not _ints(doc["ranks"]) or doc["ranks"] != ranks:
         return Verification(False, f"recorded ranks {doc['ranks']!r} but the game gives {ranks}", scores, ranks)
-    claims = tuple(_claims(doc, forfeits, illegal, drawn))
+    claims = tuple(forfeit_claims(doc, forfeits, illegal, drawn))
     message = f"verified: {len(actions)} actions, scores {scores}"
     if forfeits:
         message += f", ranks {ranks} given the forfeits; unverified: {'; '.join(claims[1:])}"

@@ -4,7 +4,8 @@ Tiers (docs/sandbox.md), chosen at start-up by trying each one for real:
 
 * ``bubblewrap``: bwrap namespaces + seccomp + rlimits (the default);
 * ``landlock``: Landlock + seccomp + rlimits + parent-death signal, where user namespaces are
-  blocked;
+  blocked; a bot there sees the machine's paths, so untrusted bots run in it only when
+  ``SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW`` accepts that;
 * none: untrusted bots are refused (``SandboxUnavailable``).
 
 ``SANDBOX_TIER`` (bubblewrap or landlock) asks for one; ``require_tier()`` is the one decision,
@@ -17,7 +18,15 @@ to its SandboxedPlayer over two pipes.
 from .launch import BUBBLEWRAP, LANDLOCK, TIERS
 from .match import run_sandboxed_match
 from .player import SandboxedPlayer
-from .tiers import SandboxUnavailable, TierReport, detect_tier, doctor_report, requested_tier, require_tier
+from .tiers import (
+    SandboxUnavailable,
+    TierReport,
+    detect_tier,
+    doctor_report,
+    host_view_accepted,
+    requested_tier,
+    require_tier,
+)
 from .turns import TurnGate
 
 __all__ = [
@@ -30,6 +39,7 @@ __all__ = [
     "TurnGate",
     "detect_tier",
     "doctor_report",
+    "host_view_accepted",
     "requested_tier",
     "require_tier",
     "run_sandboxed_match",

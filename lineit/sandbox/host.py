@@ -1,6 +1,7 @@
 """The bot host: the trusted program that runs inside the sandbox and loads one bot.
 
-It is started as ``python -I -S host.py READ_FD WRITE_FD`` with an empty environment. Start-up
+It is started as ``python -I -S host.py`` with an environment of BOT_ENVIRONMENT (launch.py) and
+LINEIT_HOST_PIPES, the numbers of its two pipes, which it moves to 3 and 4. Start-up
 time matters (every bot of every match pays it), so before the bot it imports only os, marshal,
 _signal, host_confinement.py (its neighbour in the runtime folder) and _ctypes (not ctypes: the
 few libc calls are made with _ctypes directly; the Landlock tier imports ctypes), the bot
@@ -11,9 +12,11 @@ imported only when a bot fails. Steps:
 2. confine itself: rlimits; in the Landlock tier also the parent-death signal, capability drop,
    no_new_privs and a Landlock ruleset; then a seccomp filter (in the bubblewrap tier bwrap has
    already applied the main filter, and this one only forbids exec);
-3. report ``C`` (confined), wait for the parent's ``load`` (sent once it has found this process),
+3. forget what only confinement needed (the configuration, its bytes in the read buffer, the
+   modules it imported), so that the bot finds the same host in every tier;
+4. report ``C`` (confined), wait for the parent's ``load`` (sent once it has found this process),
    load the bot, report ``R`` (ready) or a failure;
-4. answer requests until the parent closes the pipe.
+5. answer requests until the parent closes the pipe.
 
 Frames in both directions are a 4-byte big-endian length and a payload. Parent to host: the
 4-byte number of the request and marshal of (operation, payload) (the parent is trusted, the host
@@ -253,32 +256,64 @@ def serve(channel: Channel, policy: Any) -> None:
             os._exit(0)
 
 
-def main() -> None:
-    global _reserve, _spare_fd
-    _reserve = bytearray(256 * 1024)
+READ_FD, WRITE_FD = 3, 4  # where the host keeps its pipes, in every tier
+
+
+def take_pipes() -> None:
+    """Move the pipes to READ_FD and WRITE_FD and close every other descriptor above stderr; the
+    variable that named them goes (os.environ.pop unsets it in the process's environment too)."""
+    read_fd, write_fd = map(int, os.environ.pop("LINEIT_HOST_PIPES").split())
+    if write_fd == READ_FD:  # a pipe where the other one goes: copied out of the way first
+        write_fd = os.dup(write_fd)
+    if read_fd == WRITE_FD:
+        read_fd = os.dup(read_fd)
+    os.dup2(read_fd, READ_FD)
+    os.dup2(write_fd, WRITE_FD)
+    os.closerange(WRITE_FD + 1, 0x7FFFFFFF)
+
+
+def confined(channel: Channel) -> dict[str, Any]:
+    """Read the configuration and confine this process with it; returns only what the host needs
+    afterwards. Nothing else of it stays: the dict is emptied, the buffer it was read into
+    zeroed, and the modules that confinement imported (the Landlock tier's ctypes) are dropped."""
     sys.path.insert(0, __file__.rpartition("/")[0])  # the runtime folder (-I leaves it out)
+    modules = set(sys.modules)
     import host_confinement as confinement
 
     del sys.path[0]
-    read_fd, write_fd = int(sys.argv[1]), int(sys.argv[2])
-    confinement.close_other_fds({read_fd, write_fd})
-    channel = Channel(read_fd, write_fd)
     config = channel.receive()
     try:
         confinement.confine(config)
     except BaseException as error:
         os.write(2, f"confinement failed: {error!r}\n".encode())
         os._exit(70)
+    if config.get("canary"):
+        _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)
+        channel.send(CONFINED)
+        channel.send(CANARY, confinement.run_canary(config))
+        os._exit(0)
+    kept = {name: config[name] for name in ("lib", "packages", "bot_entry")}
+    config.clear()
+    channel.buffer[:] = bytes(len(channel.buffer))
+    for name in set(sys.modules) - modules:
+        del sys.modules[name]
+    return kept
+
+
+def main() -> None:
+    global _reserve, _spare_fd
+    _reserve = bytearray(256 * 1024)
+    os.environ.pop("PWD", None)  # bubblewrap sets it, a plain process does not
+    take_pipes()
+    channel = Channel(READ_FD, WRITE_FD)
+    config = confined(channel)
     _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)  # stderr is size-capped: drop, do not die
     os.dup2(2, 1)
     sys.stdout = sys.stderr = TolerantWriter()
     channel.send(CONFINED)
-    if config.get("canary"):
-        channel.send(CANARY, confinement.run_canary(config))
-        os._exit(0)
     channel.receive()  # "load": the parent has found this process, the bot's code may run
     sys.path.insert(0, config["lib"])
-    if config.get("packages"):
+    if config["packages"]:
         sys.path.append(config["packages"])  # after the bot's folder and lib: they come first
     sys.dont_write_bytecode = True  # every folder is read-only: do not even try (a mkdir per import)
     _spare_fd = os.dup(2)  # freed before reporting a failure, so traceback can still be imported

@@ -26,7 +26,24 @@ PR_SET_SECCOMP = 22
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SECCOMP_MODE_FILTER = 2
-RLIMITS = {"cpu": 0, "fsize": 1, "core": 4, "nofile": 7, "memlock": 8, "as": 9, "msgqueue": 12}
+RLIMITS = {
+    "cpu": 0,
+    "fsize": 1,
+    "data": 2,
+    "stack": 3,
+    "core": 4,
+    "rss": 5,
+    "nproc": 6,
+    "nofile": 7,
+    "memlock": 8,
+    "as": 9,
+    "locks": 10,
+    "sigpending": 11,
+    "msgqueue": 12,
+    "nice": 13,
+    "rtprio": 14,
+    "rttime": 15,
+}
 SYS_LANDLOCK_CREATE_RULESET = 444
 SYS_LANDLOCK_ADD_RULE = 445
 SYS_LANDLOCK_RESTRICT_SELF = 446
@@ -84,10 +101,22 @@ def _libc() -> Any:
 
 
 def set_rlimits(limits: dict[str, tuple[int, int]]) -> None:
+    """Lower every limit to its value; one the worker's own hard limit is already below stays at
+    that hard limit (a process may lower its limits, never raise them)."""
     setrlimit = _libc_function("setrlimit")
     for name, (soft, hard) in limits.items():
         value = soft.to_bytes(8, sys.byteorder) + hard.to_bytes(8, sys.byteorder)  # struct rlimit, 64-bit
-        _check(setrlimit(RLIMITS[name], value), f"setrlimit {name}")
+        if setrlimit(RLIMITS[name], value) < 0:
+            _lower_to_ceiling(name, soft, hard)
+
+
+def _lower_to_ceiling(name: str, soft: int, hard: int) -> None:
+    import resource
+
+    ceiling = resource.getrlimit(RLIMITS[name])[1]
+    if ceiling == resource.RLIM_INFINITY or (soft <= ceiling and hard <= ceiling):
+        raise OSError(f"setrlimit {name} ({soft}, {hard}) failed")
+    resource.setrlimit(RLIMITS[name], (min(soft, ceiling), min(hard, ceiling)))
 
 
 def drop_capabilities() -> None:
@@ -185,6 +214,7 @@ def landlock_access(abi: int) -> tuple[int, int, int]:
 
 
 def confine(config: dict[str, Any]) -> None:
+    os.umask(0o022)  # the filter lets a bot read its umask: never the worker's own
     if config["tier"] == "landlock":
         set_parent_death_signal(config["parent"])
         drop_capabilities()
@@ -193,15 +223,6 @@ def confine(config: dict[str, Any]) -> None:
         no_new_privileges()
         landlock(config["read_paths"])
     load_seccomp(config["seccomp"])
-
-
-def close_other_fds(keep: set[int]) -> None:
-    low = 3
-    for fd in sorted(keep):
-        if fd >= low:
-            os.closerange(low, fd)
-            low = fd + 1
-    os.closerange(low, 256)
 
 
 # ----------------------------------------------------------------------------- canary
@@ -254,7 +275,7 @@ def run_canary(config: dict[str, Any]) -> str:
             return
 
     def signal_attack() -> None:
-        os.kill(config["parent"], 0)
+        os.kill(config.get("parent") or os.getppid(), 0)  # a bubblewrap host is not told its parent
 
     attempt("tcp socket", socket_attack)
     attempt("unix socket", unix_socket_attack)

@@ -91,6 +91,7 @@ class SandboxedPlayer:
         self._frozen = False
         self._killed = False
         self._sent: dict[str, Any] | None = None  # the last observation this host received
+        self._copies: list[SandboxedPlayer] = []  # fresh() made them: cleanup() cleans them too
 
     # ------------------------------------------------------------------ the Player interface
 
@@ -161,9 +162,20 @@ class SandboxedPlayer:
         self._killed = False
         self._sent = None
 
+    def fresh(self) -> SandboxedPlayer:
+        """The same bot in a sandbox of its own: its own process, staged copy and stderr file,
+        under the same limits and turn gate (the referee's lanes: no process plays two games of
+        one deal). Cleaned up with this one."""
+        copy = SandboxedPlayer(self.source, self.limits, tier=self.tier, cpu_seconds=self.cpu_seconds, gate=self._gate)
+        self._copies.append(copy)
+        return copy
+
     def cleanup(self) -> None:
-        """close(), and remove the bot's private copy of its files."""
+        """close(), and remove the bot's private copy of its files (and its fresh() copies')."""
         self.close()
+        for copy in self._copies:
+            copy.cleanup()
+        self._copies.clear()
         if self._staged is not None:
             self._staged.cleanup()
             self._staged = None

@@ -1,6 +1,6 @@
-"""What a sandbox is made of on disk: the interpreter, the read-only runtime folder (bot host,
-bot interface, engine, built-in bots), the allowed third-party packages and the bot's own
-private folder.
+"""What a sandbox is made of on disk: the sandbox folder of the process (world.py: the bot's
+root with the interpreter and its libraries; the read-only runtime folder in it with the bot
+host, bot interface, engine and built-in bots), and the bot's own private folder.
 
 The runtime folder is a private copy, compiled once per process, so the sandbox never binds the
 platform's source tree: a bot can import ``lineit.engine``,
@@ -16,18 +16,26 @@ from __future__ import annotations
 import atexit
 import compileall
 import functools
-import importlib.util
 import os
 import shutil
 import stat
-import sys
-import sysconfig
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from lineit.botkit.scratch import make_writable, prefix, scratch_folder, sweep_stale_folders
+
+from .world import (  # noqa: F401  (re-exported: where the rest of the kit and the tests find them)
+    ALLOWED_PACKAGES,
+    SANDBOX_RUNTIME,
+    Interpreter,
+    Package,
+    allowed_packages,
+    build_world,
+    interpreter,
+    package_folders,
+)
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # lineit/
 # Bots written before the kit was its own package import ``lineit_platform.engine``: in the
@@ -42,10 +50,7 @@ for _name, _module in list(sys.modules.items()):
     if _name == "lineit.engine" or _name.startswith("lineit.engine."):
         sys.modules["lineit_platform" + _name[len("lineit") :]] = _module
 '''
-# Third-party packages a bot may import when they are installed beside the kit, each with the
-# folder of libraries its wheel bundles (numpy.libs: OpenBLAS, gfortran). Nothing else of the
-# environment's site-packages is visible.
-ALLOWED_PACKAGES = ("numpy",)
+WORLD_TIME = 946684800  # 2000-01-01 00:00 UTC: the date of every file the sandbox folder makes
 MAX_UNPACKED_BYTES = 64 * 1024 * 1024
 MAX_MEMBERS = 2000
 
@@ -54,73 +59,40 @@ class BotStagingError(Exception):
     """The bot's files cannot be given to a sandbox (unsafe or unreadable archive)."""
 
 
-@dataclass(frozen=True)
-class Interpreter:
-    executable: Path
-    prefix: Path  # everything the interpreter needs: bound read-only
-    hidden: tuple[Path, ...]  # package folders inside the bound trees, masked by an empty folder
-
-
 @functools.cache
-def interpreter() -> Interpreter:
-    """The base interpreter of the running Python (not a venv's wrapper, which would expose
-    site-packages); the bot host runs it with -I -S."""
-    executable = Path(sys.executable).resolve()
-    prefix = Path(sys.base_prefix).resolve()
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    candidates = {
-        Path(sysconfig.get_paths(vars={"base": str(prefix), "platbase": str(prefix)})["purelib"]),
-        prefix / "lib" / version / "site-packages",
-        Path("/usr/lib/python3/dist-packages"),
-        Path(f"/usr/local/lib/{version}/dist-packages"),
-        Path(f"/usr/lib/{version}/dist-packages"),
-    }
-    hidden = tuple(sorted(path for path in candidates if path.is_dir()))
-    return Interpreter(executable=executable, prefix=prefix, hidden=hidden)
-
-
-@dataclass(frozen=True)
-class Package:
-    """An allowed third-party package found installed: the folders a bot may read to import it."""
-
-    name: str
-    folders: tuple[Path, ...]  # the import package, then the libraries its wheel bundles, if any
-
-
-@functools.cache
-def allowed_packages() -> tuple[Package, ...]:
-    """The ALLOWED_PACKAGES installed for this Python, found without importing them."""
-    found = []
-    for name in ALLOWED_PACKAGES:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        locations = list(spec.submodule_search_locations or []) if spec is not None else []
-        if not locations:
-            continue  # not installed, or a single-file module: none is allowed
-        folder = Path(locations[0]).resolve()
-        libraries = folder.parent / f"{name}.libs"
-        folders = (folder, libraries.resolve()) if libraries.is_dir() else (folder,)
-        found.append(Package(name=name, folders=folders))
-    return tuple(found)
-
-
-def package_folders() -> list[Path]:
-    """Every folder of the allowed packages, each bound read-only into the sandbox."""
-    return [folder for package in allowed_packages() for folder in package.folders]
-
-
-@functools.cache
-def runtime_folder() -> Path:
-    """host.py, host_confinement.py, lib/lineit/{engine,builtin,botkit/{interface,types}.py}
-    (and the alias lib/lineit_platform), byte-compiled, read-only; and packages/, a link to each
-    folder of the allowed packages (the Landlock tier's view of them; bubblewrap binds them)."""
-    from lineit.engine import IMPLEMENTATION
-
+def sandbox_folder() -> Path:
+    """This process's sandbox folder: world/ (world.py: the bot's root, the runtime folder at
+    world/lineit), empty/ (what masks a folder) and packages/ (a link to each folder of the
+    allowed packages: the Landlock tier's view of them), made once, read-only."""
     sweep_stale_folders()  # what processes killed without a chance to clean up left behind
     root = Path(tempfile.mkdtemp(prefix=prefix("runtime")))
     atexit.register(_remove_runtime, root, os.getpid())
+    world = build_world(root, PACKAGE_ROOT / "engine")
+    _build_runtime(world / "lineit")
+    (root / "packages").mkdir()
+    for folder in package_folders():
+        (root / "packages" / folder.name).symlink_to(folder, target_is_directory=True)
+    _date(world)
+    _make_read_only(root)
+    return root
+
+
+def _date(root: Path) -> None:
+    """Date every file and folder under ``root`` WORLD_TIME: a copy's time would tell when the
+    worker started, the source's when the machine installed it."""
+    for path in [*root.rglob("*"), root]:  # a folder after its entries: adding them dated it
+        os.utime(path, (WORLD_TIME, WORLD_TIME), follow_symlinks=False)
+
+
+def runtime_folder() -> Path:
+    """host.py, host_confinement.py, lib/lineit/{engine,builtin,botkit/{interface,types}.py}
+    (and the alias lib/lineit_platform), byte-compiled: /lineit in the sandbox."""
+    return sandbox_folder() / "world" / "lineit"
+
+
+def _build_runtime(root: Path) -> None:
+    from lineit.engine import IMPLEMENTATION
+
     package = root / "lib" / "lineit"
     (package / "botkit").mkdir(parents=True)
     (package / "__init__.py").write_text(
@@ -136,16 +108,12 @@ def runtime_folder() -> Path:
     skipped = ["__pycache__"] + ([] if IMPLEMENTATION == "compiled" else ["*.so", "native.json"])
     shutil.copytree(PACKAGE_ROOT / "engine", package / "engine", ignore=shutil.ignore_patterns(*skipped))
     shutil.copytree(PACKAGE_ROOT / "builtin", package / "builtin", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "packages").mkdir()
-    for folder in package_folders():
-        (root / "packages" / folder.name).symlink_to(folder, target_is_directory=True)
     for host_file in ("host.py", "host_confinement.py"):
         shutil.copy2(Path(__file__).with_name(host_file), root / host_file)
-    (root / "empty").mkdir()
-    compileall.compile_dir(root / "lib", quiet=1)
-    compileall.compile_file(root / "host_confinement.py", quiet=1)  # imported by host.py
-    _make_read_only(root)
-    return root
+    _date(root)  # before compiling: a compiled file records its source's time
+    # compiled under the sandbox's paths: a compiled file names its source, and a bot may read it
+    compileall.compile_dir(root / "lib", ddir=f"{SANDBOX_RUNTIME}/lib", quiet=1)
+    compileall.compile_file(root / "host_confinement.py", ddir=SANDBOX_RUNTIME, quiet=1)  # imported by host.py
 
 
 def _remove_runtime(root: Path, owner: int) -> None:
@@ -159,8 +127,6 @@ def _make_read_only(root: Path) -> None:
     for path in [root, *root.rglob("*")]:
         if path.is_symlink():
             continue  # a link to an allowed package's folder (rglob does not follow it): not ours
-        if path.is_symlink():
-            continue  # a link to an allowed package's folder: not ours to change
         mode = path.stat().st_mode
         path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
 

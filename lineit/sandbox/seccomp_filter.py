@@ -13,7 +13,7 @@ and the parent-death signal (the Landlock tier relies on it).
 Some allowed calls are allowed only with harmless arguments: ``clone`` only for a thread
 (CLONE_THREAD; ``clone3`` answers ENOSYS so glibc falls back to clone), ``prlimit64`` only to
 read its own limits, ``ioctl`` and ``fcntl`` only for the few requests the interpreter makes, ``prctl``
-only to name a thread, ``sched_getaffinity`` only for the caller itself.
+only to name a thread, ``open`` and ``openat`` only to read (for writing: EROFS).
 
 ``program(complete=False)`` is handed to bubblewrap, which must still exec the interpreter after
 loading it, and whose host must still set its rlimits and load the complete program: it also
@@ -41,8 +41,6 @@ ALLOWED = (
     "write",
     "writev",
     "lseek",
-    "open",
-    "openat",
     "close",
     "close_range",
     "stat",
@@ -97,7 +95,11 @@ ALLOWED = (
     "getitimer",
     "alarm",
     # time, identity and resources: reading its own (calls that take another process's id, and
-    # so would tell which processes exist, are left out or allowed for the caller itself only)
+    # so would tell which processes exist, are left out or allowed for the caller itself only;
+    # calls that describe the machine are left out: sysinfo (its uptime, load, memory and number
+    # of processes), getgroups (the worker's groups) and sched_getaffinity (which CPUs it has,
+    # and which one the match was given); uname stays, numpy's import reads it: bubblewrap names
+    # the machine "sandbox", the kernel's release is the machine's)
     "clock_gettime",
     "clock_getres",
     "clock_nanosleep",
@@ -112,16 +114,20 @@ ALLOWED = (
     "geteuid",
     "getgid",
     "getegid",
-    "getgroups",
     "getresuid",
     "getresgid",
     "getpgrp",
     "getrlimit",
     "getrusage",
-    "times",
-    "sysinfo",
+    "times",  # its own CPU times (and ticks since boot: the monotonic clock tells as much, see docs)
     "uname",
+    "umask",  # the host sets it (0o022) before the filter: the worker's own never shows
 )
+# Opening for writing answers EROFS, "read-only file system", before the path is even looked up:
+# the same answer in every tier (a read-only bind says EROFS, Landlock EACCES), and no way to
+# tell through it whether a path exists. Nothing in a sandbox is writable anyway.
+WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000  # O_WRONLY O_RDWR O_CREAT O_TRUNC (O_TMPFILE includes O_WRONLY|O_RDWR)
+OPEN_FLAGS_ARGUMENT = {"open": 1, "openat": 2}
 
 # ioctl requests (asm-generic numbers, the same on x86_64 and arm64): isatty, the terminal size
 # (answered ENOTTY: the bot has no terminal), bytes readable, non-blocking, close-on-exec.
@@ -136,11 +142,14 @@ PR_SET_NO_NEW_PRIVS = 38
 # Allowed only in the program given to bubblewrap: its init runs under it too and waits for the
 # host; bwrap execs the interpreter; the dynamic loader and libc start up; the host sets its
 # rlimits (prlimit64, below) and loads the complete program (prctl, below).
-HOST_STAGE = ("execve", "arch_prctl", "set_tid_address", "wait4")
+# The interpreter's start-up asks sysinfo too (glibc's qsort sizes its buffer by the machine's
+# memory): allowed there, as in the Landlock tier, where start-up runs before any filter; the bot
+# never can (the host's complete program, stacked on this one, refuses it).
+HOST_STAGE = ("execve", "arch_prctl", "set_tid_address", "wait4", "sysinfo")
 
 
 # Allowed with some arguments only (program() sets which).
-CONDITIONAL = ("clone", "ioctl", "fcntl", "prctl", "prlimit64", "sched_getaffinity")
+CONDITIONAL = ("clone", "ioctl", "fcntl", "prctl", "prlimit64", "open", "openat")
 
 
 def allowed_calls() -> frozenset[str]:
@@ -178,7 +187,15 @@ def program(*, complete: bool) -> bytes:
         # its own limits only, and in the complete program only to read them
         itself = seccomp.Arg(0, seccomp.EQ, 0)
         _add(syscall_filter, allow, "prlimit64", itself, *((seccomp.Arg(2, seccomp.EQ, 0),) if complete else ()))
-        _add(syscall_filter, allow, "sched_getaffinity", itself)
+        for name, argument in OPEN_FLAGS_ARGUMENT.items():
+            _add(syscall_filter, allow, name, seccomp.Arg(argument, seccomp.MASKED_EQ, WRITE_FLAGS, 0))
+            for flag in (0o1, 0o2, 0o100, 0o1000):
+                _add(
+                    syscall_filter,
+                    seccomp.ERRNO(errno.EROFS),
+                    name,
+                    seccomp.Arg(argument, seccomp.MASKED_EQ, flag, flag),
+                )
         with tempfile.TemporaryFile() as handle:
             syscall_filter.export_bpf(handle)
             handle.seek(0)

@@ -5,6 +5,12 @@ instead of loading a bot it tries a handful of attacks (sockets, fork, exec, wri
 reading a file outside its folder, signalling its parent) and reports each one. A tier is usable
 only if the host came up and every attack was blocked. If no tier is usable the platform refuses
 to run untrusted bots (fail closed).
+
+A tier that works is not enough: a bot must find the same world in every tier it may run in
+(world.py). The Landlock tier cannot give it that (a bot there sees the machine's paths and can
+stat any of them: Landlock has no right for it, and without namespaces nothing else hides them;
+docs/sandbox.md), so untrusted bots run there only when SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW says
+the operator accepts the difference.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from .protocol import CANARY, CONFINED, Channel, describe
 from .runtime import stage_bot
 
 TIER_VARIABLE = "SANDBOX_TIER"  # empty or unset: the best tier that works
+HOST_VIEW_VARIABLE = "SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW"  # 1/true/yes: run bots in the Landlock tier too
+SAME_WORLD = frozenset({BUBBLEWRAP})  # the tiers that give a bot only the world of world.py
 CANARY_SECONDS = 10.0
 CANARY_BOT = "def act(observation):\n    return observation['legal_actions'][0]\n"
 
@@ -73,6 +81,17 @@ def requested_tier() -> str | None:
     return value
 
 
+def host_view_accepted() -> bool:
+    """Whether SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW accepts running untrusted bots in the Landlock
+    tier, where they see this machine's paths (empty or unset: no)."""
+    value = os.environ.get(HOST_VIEW_VARIABLE, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise SandboxUnavailable(f"{HOST_VIEW_VARIABLE}={value!r} is not a yes or no: set it to 1 or leave it empty")
+
+
 def require_tier(tier: str | None = None) -> str:
     """The tier to run bots in: ``tier`` if given, else the one SANDBOX_TIER asks for, else the
     best one detected; raises SandboxUnavailable when that one does not work (fail closed)."""
@@ -80,18 +99,32 @@ def require_tier(tier: str | None = None) -> str:
 
 
 def decide_tier(report: TierReport, requested: str | None) -> str:
+    allowed = [tier for tier in report.working if tier in SAME_WORLD or host_view_accepted()]
     if requested is None:
-        if report.name is None:
+        if not allowed:
             raise SandboxUnavailable(unavailable_message(report))
-        return report.name
+        return allowed[0]
     if requested not in TIERS:
         raise ValueError(f"unknown sandbox tier {requested!r}; tiers are {', '.join(TIERS)}")
     if requested not in report.working:
         raise SandboxUnavailable(f"the {requested} tier does not work here: {report.explain()}")
+    if requested not in allowed:
+        raise SandboxUnavailable(host_view_message(requested))
     return requested
 
 
+def host_view_message(tier: str) -> str:
+    return (
+        f"the {tier} tier works here but does not give bots the sandbox's own world: a bot there sees "
+        "this machine's paths and can stat any file (the sizes and owners of the worker's files, which "
+        "processes run), so untrusted bots are not run in it. Set "
+        f"{HOST_VIEW_VARIABLE}=1 to run them there anyway, or allow user namespaces for bubblewrap"
+    )
+
+
 def unavailable_message(report: TierReport) -> str:
+    if report.working:  # only tiers that show the machine work: refused by default
+        return f"{host_view_message(report.working[0])}. Tried: {report.explain()}."
     return (
         "no sandbox tier works on this machine, so untrusted bots will not be run. "
         f"Tried: {report.explain()}. Install bubblewrap and libseccomp2 and allow unprivileged user "
@@ -161,11 +194,22 @@ def doctor_report() -> str:
     lines.append(f"  Landlock ABI: {landlock_abi() or 'not available'}")
     for tier, ok, reason in report.attempts:
         lines.append(f"  [{'ok' if ok else 'FAILED'}] {tier}: {reason}")
+    if any(tier not in SAME_WORLD for tier in report.working):
+        accepted = "accepted" if _accepted_or_none() else "not accepted"
+        lines.append(
+            f"  bots in the landlock tier see this machine's paths: {accepted} ({HOST_VIEW_VARIABLE}; docs/sandbox.md)"
+        )
+    requested = None
     try:
         requested = requested_tier()
         chosen = decide_tier(report, requested)
     except SandboxUnavailable as error:
-        what = "NO TIER WORKS" if report.name is None else f"THE TIER {TIER_VARIABLE} ASKS FOR CANNOT RUN BOTS"
+        if report.name is None:
+            what = "NO TIER WORKS"
+        elif requested is None and os.environ.get(TIER_VARIABLE, "").strip() == "":
+            what = "NO TIER RUNS UNTRUSTED BOTS HERE"
+        else:
+            what = f"THE TIER {TIER_VARIABLE} ASKS FOR CANNOT RUN BOTS"
         lines.append(f"Result: {what}. Untrusted bots will not be run (fail closed).")
         lines.append(str(error))
     else:
@@ -177,6 +221,13 @@ def doctor_report() -> str:
             "(RLIMIT_NPROC is not enforced for root, and root-owned 0600 files in a bot's folder are readable)."
         )
     return "\n".join(lines)
+
+
+def _accepted_or_none() -> bool | None:
+    try:
+        return host_view_accepted()
+    except SandboxUnavailable:
+        return None
 
 
 def landlock_abi() -> int:

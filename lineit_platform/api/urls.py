@@ -10,7 +10,7 @@ from .docs import RedocView, SpectacularSwaggerSplitView
 from .errors import not_found
 from .views.auth import MeView, TokenRotateView, TokenView
 from .views.bots import BotViewSet, RatingHistoryView, VersionViewSet
-from .views.matches import GameViewSet, MatchViewSet
+from .views.matches import GameViewSet, MatchViewSet, ReplayPublicKeyView
 from .views.notifications import MyNotificationsView
 from .views.ratings import LeaderboardView
 from .views.sprt import BotSprtSettingView, VersionSprtView
@@ -34,6 +34,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("versions/<int:pk>/sprt/", VersionSprtView.as_view(), name="api-version-sprt"),
     path("bots/<int:pk>/sprt-setting/", BotSprtSettingView.as_view(), name="api-bot-sprt-setting"),
     path("leaderboard/", LeaderboardView.as_view(), name="api-leaderboard"),
+    path("replays/public-key/", ReplayPublicKeyView.as_view(), name="api-replay-public-key"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),

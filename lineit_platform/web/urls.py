@@ -53,6 +53,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<int:pk>/live/<int:index>/view.json", pages.live_replay_view_json, name="live-replay-view-json"),
     path("games/<int:pk>/replay/", pages.replay_viewer, name="replay-viewer"),
     path("games/<int:pk>/view.json", pages.replay_view_json, name="replay-view-json"),
+    path(".well-known/lineit-replay-key.pem", pages.replay_public_key_pem, name="replay-public-key"),
     path("accounts/signup/", account.signup, name="signup"),
     path(
         "accounts/login/",

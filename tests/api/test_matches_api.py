@@ -202,7 +202,8 @@ def test_replays_download_and_verify(anonymous, version_factory, play_match) -> 
     assert response.status_code == 200 and response["Content-Type"] == "application/json"
     assert f"match-{match.pk}-game-0.json" in response["Content-Disposition"]
     document = response.json()
-    assert document == game.replay_document() and verify_replay(document).ok
+    signature = document.pop("signature")  # the site's word (tests/api/test_replay_signatures.py)
+    assert document == game.replay_document() and verify_replay(document).ok and signature["algorithm"] == "Ed25519"
     verification = anonymous.get(f"/api/games/{game.pk}/verification/").json()
     assert verification["ok"] is True and verification["scores"] == game.scores
     listed = anonymous.get(f"/api/games/?match={match.pk}").json()["results"]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lineit.botkit.limits import Limits
 from lineit.botkit.players import InProcessPlayer
@@ -19,6 +20,7 @@ from lineit.botkit.referee import run_match
 from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BotSource, resolve_bot
 from lineit.engine import ranks_with_forfeits, verify_replay
+from lineit.replay_signature import check_signature, sign_replay
 from lineit.sandbox import run_sandboxed_match
 
 TESTS = Path(__file__).resolve().parent.parent
@@ -139,7 +141,7 @@ EDITS: dict[str, tuple[str, Edit, str]] = {
     "a forfeit dropped": (
         "exception",
         lambda d: d.update(forfeits=[], ranks=ranks_with_forfeits(d["scores"]), meta={**d["meta"], "failures": []}),
-        "",  # indistinguishable from a game the seat played itself: checked below
+        "was played by the stand-in from decision",  # its moves are the stand-in's for too long
     ),
     "the failure moved earlier": (
         "exception",
@@ -223,10 +225,12 @@ def test_a_hostile_edit_of_a_genuine_replay_does_not_verify(genuine: dict[str, d
     assert verify_replay(document).ok
     change(document)
     verdict = verify_replay(document)
-    if edit == "a forfeit dropped":
-        # The moves cannot tell a forfeit removed from a game the seat played with the stand-in's
-        # moves: the replay then claims nothing of it, and the platform's records stay the authority.
-        assert verdict.ok and len(verdict.claims) == 1
+    if edit == "the winner forfeits at its last move" and verdict.ok:
+        # The stand-in may well have chosen the winner's last moves itself (one legal action in
+        # two or three): only the platform's signature refuses that (test_replay_forgeries.py).
+        key = Ed25519PrivateKey.generate()
+        document["signature"] = sign_replay(genuine[base], key)["signature"]
+        assert not check_signature(document, key.public_key()).ok
         return
     assert not verdict.ok, (edit, verdict.message)
     assert fragment in verdict.message, verdict.message

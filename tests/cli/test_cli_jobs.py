@@ -87,7 +87,7 @@ def test_a_bot_stopped_after_its_failures_is_stopped_at_the_same_game_with_two_j
     runs = {}
     for jobs in (1, 2):
         outcome = lineit(
-            "match", flaky, "random", "--games", 40, "--max-failures", 3, "--jobs", jobs,
+            "match", flaky, "random", "--games", 40, "--max-failures", 3, "--jobs", jobs, "--seed", 11,
             "--replays", tmp_path / f"jobs{jobs}", "--json",
         )  # fmt: skip
         assert outcome.status == 3, outcome.err
@@ -103,7 +103,9 @@ def test_a_bot_stopped_after_its_failures_is_stopped_at_the_same_game_with_two_j
 def test_sprt_with_two_jobs_stops_at_the_same_batch_with_the_same_result(lineit):
     runs = {}
     for jobs in (1, 2):
-        outcome = lineit("sprt", "greedy", "random", "--batch", 10, "--max-games", 60, "--jobs", jobs, "--json")
+        outcome = lineit(
+            "sprt", "greedy", "random", "--batch", 10, "--max-games", 60, "--jobs", jobs, "--seed", 3, "--json"
+        )  # fmt: skip
         assert outcome.status == 0, outcome.err
         runs[jobs] = json.loads(outcome.out)
 
@@ -116,7 +118,9 @@ def test_sprt_decides_after_the_same_batch_whatever_the_jobs(lineit):
     the other workers are thrown away, not counted."""
     runs = {}
     for jobs in (1, 2, 3):
-        outcome = lineit("sprt", "heuristic", "random", "--in-process", "--batch", 10, "--jobs", jobs, "--json")
+        outcome = lineit(
+            "sprt", "heuristic", "random", "--in-process", "--batch", 10, "--jobs", jobs, "--seed", 3, "--json"
+        )  # fmt: skip
         assert outcome.status == 0, outcome.err
         runs[jobs] = json.loads(outcome.out)
 
@@ -130,7 +134,7 @@ def test_a_sandboxed_tournament_with_two_jobs_is_the_tournament_with_one(lineit,
     for jobs in (1, 2):
         outcome = lineit(
             "tournament", "random", "greedy", "heuristic", "random", "--format", "swiss", "--rounds", 2,
-            "--games-per-pairing", 12, "--jobs", jobs, "--replays", tmp_path / f"jobs{jobs}", "--json",
+            "--games-per-pairing", 12, "--jobs", jobs, "--seed", 7, "--replays", tmp_path / f"jobs{jobs}", "--json",
         )  # fmt: skip
         assert outcome.status == 0, outcome.err
         runs[jobs] = outcome.out
@@ -151,7 +155,7 @@ def test_in_process_bots_with_jobs_play_in_worker_processes(lineit, bot_file, tm
         folder.mkdir()
         monkeypatch.setenv("PID_FOLDER", str(folder))  # the workers inherit it
         option = [] if jobs is None else ["--jobs", jobs]
-        outcome = lineit("match", bot, "random", "--games", 40, "--in-process", *option, "--json")
+        outcome = lineit("match", bot, "random", "--games", 40, "--seed", 9, "--in-process", *option, "--json")
         assert outcome.status == 0, outcome.err
         runs[jobs] = without_timings(json.loads(outcome.out))
 

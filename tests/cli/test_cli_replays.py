@@ -252,7 +252,9 @@ def test_a_field_of_a_type_the_engine_does_not_expect_is_refused_by_name(lineit,
     mangled.write_text(json.dumps({**json.loads(replay.read_text()), "forfeits": forfeits}))
 
     assert_one_line_error(lineit("show", mangled), 1, "mangled.json: does not replay: 'forfeits' must be a list")
-    assert lineit("verify", mangled).out.startswith(f"FAIL  {mangled}: 'forfeits' must be a list of distinct seat")
+    assert lineit("verify", mangled).out.startswith(
+        f"FAIL  {mangled}: unsigned; 'forfeits' must be a list of distinct seat"
+    )
 
 
 def test_verify_names_a_forfeit_unverified_and_refuses_a_forged_one(lineit, tmp_path):
@@ -261,7 +263,9 @@ def test_verify_names_a_forfeit_unverified_and_refuses_a_forged_one(lineit, tmp_
     crasher = tmp_path / "crasher.py"
     crasher.write_text("def act(observation):\n    raise RuntimeError('no')\n")
     out = tmp_path / "out"
-    assert lineit("match", "random", crasher, "--games", "1", "--in-process", "--replays", out).status == 3
+    assert (
+        lineit("match", "random", crasher, "--games", "1", "--seed", "0", "--in-process", "--replays", out).status == 3
+    )
     genuine = out / "game-0000.json"
     document = json.loads(genuine.read_text())
     assert document["forfeits"] == [1]
@@ -276,6 +280,8 @@ def test_verify_names_a_forfeit_unverified_and_refuses_a_forged_one(lineit, tmp_
 
     assert outcome.status == 1
     first, second, _ = outcome.out.splitlines()
-    assert first.startswith(f"ok    {genuine}: verified: ") and "ranks [1, 2] given the forfeits" in first
+    assert first.startswith(f"ok    {genuine}: unsigned; verified: ") and "ranks [1, 2] given the forfeits" in first
     assert "unverified: seat 1 ('crasher') forfeited (exception at decision " in first and "the referee's word" in first
-    assert second.startswith(f"FAIL  {forged}: action 0: seat 0 forfeited at decision 0, so the stand-in plays")
+    assert second.startswith(
+        f"FAIL  {forged}: unsigned; action 0: seat 0 forfeited at decision 0, so the stand-in plays"
+    )

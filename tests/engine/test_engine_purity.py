@@ -11,7 +11,7 @@ from pathlib import Path
 import lineit.engine as engine
 
 ENGINE_DIR = Path(engine.__file__).parent
-ALLOWED_IMPORTS = {"__future__", "bisect", "collections", "dataclasses", "random", "typing"}
+ALLOWED_IMPORTS = {"__future__", "bisect", "collections", "dataclasses", "hashlib", "random", "typing"}
 # The one exception: _implementation.py chooses, at import, between the compiled hot modules
 # and their source (it reads native.json and hashes the sources). The rules do no I/O.
 LOADER = "_implementation.py"

@@ -108,7 +108,13 @@ def test_every_command_works_from_the_kit_alone(kit_env):
     assert summary["tier"] in ("bubblewrap", "landlock")  # sandboxed, as on the server
     replays = sorted((kit_env / "replays").iterdir())
     assert len(replays) == 2
-    assert run(kit_env, "verify", *map(str, replays)).returncode == 0
+    verified = run(kit_env, "verify", *map(str, replays))
+    assert verified.returncode == 0 and verified.stdout.count(": unsigned; verified: ") == 2
+    # The signature check is the extra `verify` (the cryptography package): without it, one line says so.
+    key = kit_env / "lineit-replay-key.pem"
+    key.write_text("-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA" + "A" * 43 + "=\n-----END PUBLIC KEY-----\n")
+    unchecked = run(kit_env, "verify", str(replays[0]), "--key", str(key))
+    assert unchecked.returncode == 1 and "pip install 'lineit-kit[verify]'" in unchecked.stderr, unchecked.stderr
     shown = run(kit_env, "show", str(replays[0]))
     assert shown.returncode == 0 and shown.stdout
 

@@ -3,6 +3,7 @@ policy applied through sandboxed players, tier detection that fails closed."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import tempfile
 from pathlib import Path
@@ -133,8 +134,9 @@ def test_the_referees_failure_policy_applies_to_sandboxed_players(tier: str, tmp
 def test_a_sandbox_that_does_not_start_stops_the_match_without_blaming_a_bot(
     tier: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    broken = runtime.Interpreter(executable=Path("/nonexistent/python3"), prefix=Path("/usr"), hidden=())
-    monkeypatch.setattr(launch, "interpreter", lambda: broken)
+    broken = dataclasses.replace(runtime.interpreter(), executable=Path("/nonexistent/python3"))
+    monkeypatch.setattr(launch, "interpreter", lambda: broken)  # the Landlock tier's interpreter
+    monkeypatch.setattr(launch, "SANDBOX_PYTHON", "/nonexistent/python3")  # where bubblewrap looks
 
     with pytest.raises(PlatformFailure, match=r"could not start|did not report") as stopped:
         play_one_game(tier, builtin_source("random"), FAST)

@@ -3,6 +3,7 @@ everything dying with the worker."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -304,8 +305,9 @@ def test_cpu_time_beyond_the_rlimit_is_a_cpu_limit_failure(tier: str, tmp_path: 
 
 def test_a_sandbox_that_cannot_start_is_the_platforms_fault(tier: str, monkeypatch: pytest.MonkeyPatch) -> None:
     player = SandboxedPlayer(builtin_source("random"), LIMITS, tier=tier)
-    broken = runtime.Interpreter(executable=Path("/nonexistent/python3"), prefix=Path("/usr"), hidden=())
-    monkeypatch.setattr(launch, "interpreter", lambda: broken)
+    broken = dataclasses.replace(runtime.interpreter(), executable=Path("/nonexistent/python3"))
+    monkeypatch.setattr(launch, "interpreter", lambda: broken)  # the Landlock tier's interpreter
+    monkeypatch.setattr(launch, "SANDBOX_PYTHON", "/nonexistent/python3")  # where bubblewrap looks
     try:
         with pytest.raises(BotFailure) as failure:
             player.start(5)

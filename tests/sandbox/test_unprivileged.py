@@ -120,7 +120,8 @@ def test_an_unprivileged_worker_runs_bots_confined(throwaway_user: str) -> None:
 
         completed = subprocess.run(
             ["runuser", "-u", throwaway_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
-             f"PYTHONPATH={deps}:{REPO}", str(SYSTEM_PYTHON), str(root / "worker.py"), str(bots)],
+             f"PYTHONPATH={deps}:{REPO}", "SANDBOX_LANDLOCK_ACCEPT_HOST_VIEW=1",
+             str(SYSTEM_PYTHON), str(root / "worker.py"), str(bots)],
             capture_output=True, text=True, timeout=120, cwd=root,
         )  # fmt: skip
         assert completed.returncode == 0, completed.stderr[-3000:]

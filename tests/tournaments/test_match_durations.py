@@ -24,8 +24,9 @@ def test_the_longest_a_match_can_last_by_hand() -> None:
     assert most_decisions(2) == 81 and most_decisions(2, games=4) == 324
     # each bot: 81 x 0.5 s + its 30 s bank (less than 81 x 5 s), and three calls of 10 s
     assert longest_seconds(2, 1, limits) == 2 * (81 * 0.5 + 30 + 3 * 10)
-    # over 10 games: two calls a game, and at most max_failures + 1 starts of its process
-    assert longest_seconds(2, 10, limits) == 2 * (810 * 0.5 + 30 + (20 + 4) * 10)
+    # over 10 games: two calls a game, a start of its process for each of its 2 lanes (one per seat
+    # rotation) and one after each of at most max_failures failed games
+    assert longest_seconds(2, 10, limits) == 2 * (810 * 0.5 + 30 + (20 + 2 + 3) * 10)
     # a per-move cap below the allowance binds instead
     capped = Limits(move_seconds=0.1, bank_seconds=1000, move_timeout_seconds=0.2, startup_seconds=1)
     assert longest_seconds(2, 1, capped) == 2 * (81 * 0.2 + 3 * 1)
@@ -36,8 +37,8 @@ def test_a_match_longer_than_a_match_may_last_is_refused_and_nothing_is_made(ver
     versions = [version_factory(), version_factory()]
 
     with override_settings(MATCH_TIME_LIMIT_SECONDS=1830, MATCH_SOFT_MARGIN_SECONDS=30):
-        match_schedule(versions=versions, games=12, seed=1)  # 2 x (972 x 0.5 + 30 + 28 x 10) s: 1592 s
-        with pytest.raises(ApplicationError, match=r"14 games of 2 bots may take up to 1834 s .* \(1800 s\)"):
+        match_schedule(versions=versions, games=12, seed=1)  # 2 x (972 x 0.5 + 30 + 29 x 10) s: 1612 s
+        with pytest.raises(ApplicationError, match=r"14 games of 2 bots may take up to 1854 s .* \(1800 s\)"):
             match_schedule(versions=versions, games=14, seed=1)
 
     assert Match.objects.count() == 1

@@ -19,6 +19,7 @@ from .matches import (
     MatchDetailSerializer,
     MatchRequestSerializer,
     MatchSerializer,
+    ReplayPublicKeySerializer,
     VerificationSerializer,
 )
 from .ratings import HeadToHeadSerializer, LeaderboardEntrySerializer, RatingEventSerializer
@@ -45,6 +46,7 @@ __all__ = [
     "MatchSerializer",
     "MeSerializer",
     "RatingEventSerializer",
+    "ReplayPublicKeySerializer",
     "TokenRequestSerializer",
     "TokenSerializer",
     "TournamentCancelSerializer",

@@ -198,3 +198,15 @@ class VerificationSerializer(serializers.Serializer):
     message = serializers.CharField()
     scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
     ranks = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+
+
+class ReplayPublicKeySerializer(serializers.Serializer):
+    """The key that signs every replay the site serves (docs/replay-format.md, "Signatures")."""
+
+    algorithm = serializers.CharField(help_text="Always `Ed25519`.")
+    key_id = serializers.CharField(help_text="The `key_id` a replay's `signature` names: 16 hex digits.")
+    public_key = serializers.CharField(help_text="The public key's 32 bytes, in base64.")
+    pem = serializers.CharField(
+        help_text="The public key as PEM (SubjectPublicKeyInfo): the file /.well-known/lineit-replay-key.pem, "
+        "which `lineit verify --key` reads (as it reads this answer, saved to a file)."
+    )

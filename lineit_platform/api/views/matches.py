@@ -1,5 +1,5 @@
-"""Matches and games: browse and filter them, request an unranked match, download replays and
-verify them with the engine."""
+"""Matches and games: browse and filter them, request an unranked match, download replays (signed
+by the site: lineit_platform/replay_signing.py) and verify them with the engine."""
 
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from bots.models import BotVersion
 from lineit.engine import verify_replay
 from lineit_platform.errors import NotFound
+from lineit_platform.replay_signing import public_key_answer, signed_replay
 from tournaments.models import Game, Match
 from tournaments.selectors.matches import game_list, match_detail, match_list
 from tournaments.services.match_requests import match_request
@@ -33,6 +35,7 @@ from ..serializers import (
     MatchDetailSerializer,
     MatchRequestSerializer,
     MatchSerializer,
+    ReplayPublicKeySerializer,
     VerificationSerializer,
 )
 from ..throttling import WriteThrottle
@@ -125,14 +128,20 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
         return game_list()
 
     @extend_schema(
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "The replay (docs/replay-format.md).")},
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                "The replay (docs/replay-format.md), in the current format and signed by the site: its `signature` "
+                "holds the Ed25519 signature of the key at /api/replays/public-key/ over every other field.",
+            )
+        },
         operation_id="games_replay",
         filters=False,
     )
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str) -> JsonResponse:
         game = self._game_with_replay(pk)
-        response = JsonResponse(game.replay_document())
+        response = JsonResponse(signed_replay(game.replay_document()))
         response["Content-Disposition"] = f'attachment; filename="match-{game.match_id}-game-{game.index}.json"'
         return response
 
@@ -157,3 +166,15 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
         if game is None:
             raise NotFound(f"no game {pk}")
         return game
+
+
+class ReplayPublicKeyView(APIView):
+    """The public key of the site's replay signatures; the same key as PEM is the file
+    /.well-known/lineit-replay-key.pem. Check a downloaded replay with
+    `lineit verify FILE --key KEYFILE` (either file)."""
+
+    renderer_classes = RENDERERS
+
+    @extend_schema(responses=ReplayPublicKeySerializer, operation_id="replays_public_key")
+    def get(self, request: Request) -> Response:
+        return Response(public_key_answer())

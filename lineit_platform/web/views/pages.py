@@ -14,6 +14,7 @@ from django.urls import reverse
 from bots.models import Bot, BotVersion, reads_text_of
 from lineit.botkit.untrusted import safe_text
 from lineit.engine import ReplayError
+from lineit_platform.replay_signing import public_key_answer, signed_replay
 from tournaments.models import Game, LiveGame, Match
 from tournaments.selectors.matches import Row, head_to_head, recent_matches
 from tournaments.selectors.matches import match_detail as read_match
@@ -176,7 +177,16 @@ def live_replay_json(request: HttpRequest, pk: int, index: int) -> JsonResponse:
     game = get_object_or_404(
         LiveGame.objects.only("replay"), match_id=pk, index=index, match__status=Match.Status.RUNNING
     )
-    return JsonResponse(game.replay_document())
+    return JsonResponse(signed_replay(game.replay_document()))
+
+
+def replay_public_key_pem(request: HttpRequest) -> HttpResponse:
+    """/.well-known/lineit-replay-key.pem: the public key of the site's replay signatures, the
+    file `lineit verify --key` reads (the API's /api/replays/public-key/ holds the same)."""
+    response = HttpResponse(public_key_answer()["pem"], content_type="application/x-pem-file")
+    response["Content-Disposition"] = 'inline; filename="lineit-replay-key.pem"'
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
 
 
 def replay_viewer(request: HttpRequest, pk: int) -> HttpResponse:

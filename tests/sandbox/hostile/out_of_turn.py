@@ -1,11 +1,12 @@
 import os
-import sys
 import threading
+
+READ_FD, WRITE_FD = 3, 4  # where the bot host keeps its pipes (host.py)
 
 
 def chatter(action):
     payload = b"A" + action.encode()
-    os.write(int(sys.argv[2]), len(payload).to_bytes(4, "big") + payload)
+    os.write(WRITE_FD, len(payload).to_bytes(4, "big") + payload)
 
 
 def act(observation):

@@ -157,7 +157,10 @@ def _play(tournament: Tournament, state: formats.TournamentState, now: datetime)
             versions=seated,
             games=tournament.games_per_pairing,
             ruleset=tournament.ruleset,
-            seed=pairing.match_seed,
+            # a seed of its own, drawn now, not the pairing's (derived from the tournament's
+            # seed, which the API shows while entrants may still sign up): no deck is known
+            # before its match is scheduled (docs/bot-interface.md, "One deal, one process")
+            seed=None,
             duplicate_deals=tournament.duplicate_deals,
             ranked=ranked_while_active(tournament.ranked, seated),  # one retired during it plays, unranked
             limits=tournament.limits,
