@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
+from lineit.botkit.safe_paths import secure_folder
 from lineit_platform.database_url import database_from_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -79,10 +80,16 @@ def env_int_list(name: str, default: list[int]) -> list[int]:
         raise ImproperlyConfigured(f"{name} must be a comma-separated list of integers, not {items!r}") from None
 
 
-def make_folder(path: Path, name: str) -> None:
-    """A folder the settings need, made now; a path that cannot be one names its variable."""
+def make_folder(path: Path, name: str, *, private: bool = False) -> None:
+    """A folder the settings need, made now; a path that cannot be one names its variable.
+    ``private``: a folder this process writes data into (VAR_DIR's), which must be this user's and
+    writable by no one else, every folder and link on its way root's or this user's
+    (lineit/botkit/safe_paths.py): VAR_DIR may be under /tmp, where another user could plant a link."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        if private:
+            secure_folder(path, mode=0o755)
+        else:
+            path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ImproperlyConfigured(f"{name}: cannot make the folder {path}: {error.strerror or error}") from None
 
@@ -435,7 +442,7 @@ if CELERY_BROKER_URL.startswith("filesystem"):
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
         "store_processed": False,
     }
-    make_folder(_BROKER_FOLDER, "VAR_DIR")
+    make_folder(_BROKER_FOLDER, "VAR_DIR", private=True)
 else:
     # Redis gives an unacknowledged message back only after the visibility timeout: it must be
     # longer than the longest match, or a healthy long match would run twice.
