@@ -607,7 +607,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "lineit_platform.api.parsers.BoundedJSONParser",  # DRF's, with a bound on nesting
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
