@@ -16,11 +16,11 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from lineit.botkit.interface import ENTRY_MODULE
+from lineit.sandbox.runtime import ZIP_READ_ERRORS
 from lineit_platform.errors import ApplicationError
 
 from .source_check import CPU_SECONDS, MEMORY_BYTES, compile_in_child
@@ -148,7 +148,7 @@ def _refuse_nested_archive(name: str, data: bytes | None = None) -> None:
 def check_zip(content: bytes, limits: UploadLimits) -> None:
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
-    except (zipfile.BadZipFile, ValueError) as error:
+    except ZIP_READ_ERRORS as error:
         raise UploadRejected(f"not a readable zip archive: {error}") from None
     with archive:
         members = archive.infolist()
@@ -238,7 +238,7 @@ def _read_bounded(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> bytes:
                 if size > member.file_size:
                     raise UploadRejected(f"archive member {member.filename!r} is larger than it declares")
                 chunks.append(chunk)
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as error:
+    except ZIP_READ_ERRORS as error:
         raise UploadRejected(f"archive member {member.filename!r} cannot be read: {error}") from None
     return b"".join(chunks)
 

@@ -17,6 +17,7 @@ import atexit
 import compileall
 import functools
 import importlib.util
+import lzma
 import os
 import shutil
 import stat
@@ -24,10 +25,25 @@ import sys
 import sysconfig
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from lineit.botkit.scratch import make_writable, prefix, scratch_folder, sweep_stale_folders
+
+# What reading a damaged or hostile zip raises besides BadZipFile: a bad offset (ValueError: negative
+# seek), an unknown version or method (NotImplementedError), damaged deflate, bzip2 or lzma data
+# (zlib.error, OSError, lzma.LZMAError), a stream cut short (EOFError), an encrypted member (RuntimeError).
+ZIP_READ_ERRORS: tuple[type[Exception], ...] = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+)
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # lineit/
 # Bots written before the kit was its own package import ``lineit_platform.engine``: in the
@@ -239,7 +255,7 @@ def safe_extract(archive_path: Path, target: Path) -> None:
             folders: set[tuple[str, ...]] = set()
             for member in members:
                 name = PurePosixPath(member.filename)
-                unnamed = not name.parts and not member.is_dir()
+                unnamed = not member.filename or (not name.parts and not member.is_dir())
                 if (
                     unnamed
                     or name.is_absolute()
@@ -257,7 +273,7 @@ def safe_extract(archive_path: Path, target: Path) -> None:
                 _claim(name.parts, member.is_dir(), files, folders, f"{archive_name}: {_shown(member.filename)}")
             for member in members:
                 _unpack(archive, member, target, archive_name)
-    except (zipfile.BadZipFile, OSError, RuntimeError) as error:
+    except ZIP_READ_ERRORS as error:
         raise BotStagingError(f"{archive_name} is not a readable zip: {error}") from None
 
 

@@ -91,3 +91,49 @@ def test_the_anonymous_token_endpoint_says_what_is_wrong(anonymous: Any) -> None
     response = anonymous.post("/api/auth/token/", DEEP["2 KB of brackets"], content_type="application/json")
     error = assert_error(response, 400, "parse_error")
     assert "nested more than" in error["message"]
+
+
+# Forms and multipart bodies that break their parsers, and charsets that do not exist.
+BROKEN = {
+    "multipart without a boundary": ("multipart/form-data", b"--x\r\n"),
+    "an empty boundary": ("multipart/form-data; boundary=", b"--\r\n"),
+    "a boundary of control bytes": ("multipart/form-data; boundary=\x00\x01", b"--x\r\n"),
+    "a boundary too long": ("multipart/form-data; boundary=" + "x" * 300, b"--x\r\n"),
+    "a part without a name": (
+        "multipart/form-data; boundary=x",
+        b"--x\r\nContent-Disposition: form-data\r\n\r\na\r\n--x--\r\n",
+    ),
+    "a file without its end": (
+        "multipart/form-data; boundary=x",
+        b'--x\r\nContent-Disposition: form-data; name="code"; filename="bot.py"\r\n\r\nabc',
+    ),
+    "headers not text": ("multipart/form-data; boundary=x", b"--x\r\n\xff\xfe: \xff\r\n\r\nabc\r\n--x--\r\n"),
+    "a form not UTF-8": ("application/x-www-form-urlencoded", b"username=%ff%fe&password=\xff"),
+    "a form's unknown charset": ("application/x-www-form-urlencoded; charset=no-such-charset", b"username=a"),
+    "JSON's unknown charset": ("application/json; charset=no-such-charset", b"{}"),
+    "JSON in UTF-16": ("application/json; charset=utf-16", b"\xff\xfe{\x00}\x00"),
+}
+
+
+@pytest.mark.parametrize("where", ["login page", "upload page", "token", "upload", "new bot"])
+def test_broken_forms_and_multipart_bodies_are_never_a_server_error(
+    where: str, alice: Any, version_factory: Any
+) -> None:
+    from django.test import Client
+    from django.urls import reverse
+
+    bot = version_factory(bot__owner=alice).bot
+    client = Client(enforce_csrf_checks=True)
+    client.get(reverse("login"))  # a CSRF cookie: the middleware then reads the body for the token
+    if where in ("upload page", "upload", "new bot"):
+        client.force_login(alice)
+    url = {
+        "login page": reverse("login"),
+        "upload page": reverse("bot-upload", args=[bot.name]),
+        "token": "/api/auth/token/",
+        "upload": f"/api/bots/{bot.pk}/versions/",
+        "new bot": "/api/bots/",
+    }[where]
+    for name, (content_type, body) in BROKEN.items():
+        response = client.generic("POST", url, body, content_type=content_type)
+        assert response.status_code < 500, (name, response.content[:300])
