@@ -573,7 +573,11 @@ THROTTLE_RATES = {
     "uploads": env_rate("API_THROTTLE_UPLOADS", "30/hour"),  # per user
     "match_requests": env_rate("API_THROTTLE_MATCH_REQUESTS", "60/hour"),  # per user
     "tokens": env_rate("API_THROTTLE_TOKENS", "20/min"),  # sign-in attempts per client address
-    "login_failures": env_rate("API_THROTTLE_LOGIN_FAILURES", "30/hour"),  # wrong passwords per account
+    # Wrong passwords (lineit_platform/throttles.py): per account and client address, per client
+    # address for all accounts, and per account from everywhere (past it, the account is under attack).
+    "login_failures": env_rate("API_THROTTLE_LOGIN_FAILURES", "10/hour"),
+    "login_failures_address": env_rate("API_THROTTLE_LOGIN_FAILURES_ADDRESS", "50/hour"),
+    "login_failures_account": env_rate("API_THROTTLE_LOGIN_FAILURES_ACCOUNT", "300/hour"),
     "signups": env_rate("API_THROTTLE_SIGNUPS", "20/hour"),  # per client address
 }
 
