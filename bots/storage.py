@@ -10,13 +10,13 @@ cache by content hash (bots/code_cache.py), checking the hash before every match
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import FileSystemStorage, Storage, storages
+
+from lineit.botkit.safe_paths import write_file
 
 
 def bot_code_storage() -> Storage:
@@ -39,10 +39,7 @@ class SharedLocalStorage(FileSystemStorage):
         data = b"".join(content.chunks())
         target = Path(self.path(name))
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".saving-", delete=False) as handle:
-            handle.write(data)
-        os.chmod(handle.name, 0o644)
-        os.replace(handle.name, target)
+        write_file(target, data, mode=0o644)  # a link at the name is replaced, never written through
         StoredCode.objects.bulk_create(
             [StoredCode(name=name, content=data)],
             update_conflicts=True,
