@@ -22,6 +22,7 @@ under a name no one can take first.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -50,7 +51,7 @@ def check_folder_status(status: os.stat_result, shown: str | os.PathLike[str], *
     folder that every user writes in (CPU claims), which must then be root's or this user's and
     sticky, so that no one removes or renames another's entries."""
     if not stat.S_ISDIR(status.st_mode):
-        raise UnsafePath(f"{shown} is not a folder")
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(shown))
     mode = stat.S_IMODE(status.st_mode)
     if shared:
         if not _trusted(status.st_uid):
@@ -68,7 +69,7 @@ def _check_on_the_way(status: os.stat_result, shown: Path) -> None:
     """A folder above the one asked for: root's or this user's, and no one else may replace
     its entries (not writable by others, or sticky)."""
     if not stat.S_ISDIR(status.st_mode):
-        raise UnsafePath(f"{shown} is not a folder")
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(shown))
     mode = stat.S_IMODE(status.st_mode)
     if not _trusted(status.st_uid):
         raise UnsafePath(f"{shown} belongs to {_owner(status.st_uid)}: a folder on the way may not")

@@ -220,10 +220,11 @@ def test_secure_folder_trusts_only_root_s_and_this_user_s_folders_and_links(tmp_
         theirs / "below",
         open_to_all,
         open_to_all / "below",
-        sticky / "file",
     ):
         with pytest.raises(UnsafePath):
             secure_folder(path)
+    with pytest.raises(NotADirectoryError):
+        secure_folder(sticky / "file")
     assert_untouched(victim)
     assert list(theirs.iterdir()) == [] and list(open_to_all.iterdir()) == []
     # A folder for every user (CPU claims): root's or ours, and sticky if others may write.
