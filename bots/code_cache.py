@@ -5,23 +5,28 @@ bot storage (bots/storage.py) the first time it plays it and keeps it here. The 
 whole and renamed into place (two worker processes may fill it at once), and its sha256 is checked
 before every match: a copy that was altered or cut short is fetched again; stored bytes with
 another hash than the version's stop the match as a platform failure (BotCodeUnavailable: the
-match goes back to the queue, and no bot is blamed).
+match goes back to the queue, and no bot is blamed). The cache's folders must be this user's and
+writable by no one else, every folder above them root's or this user's (or sticky), and a link at a
+copy's name is never followed (lineit/botkit/safe_paths.py): a cache another user can write in
+could swap the code between its check and the match.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
-import os
 import re
-import tempfile
+import shutil
+import stat
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from lineit.botkit.referee import PlatformFailure
+from lineit.botkit.safe_paths import UnsafePath, read_regular_file, secure_folder, write_file
 from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES, BotSource
 from lineit.builtin.versions import builtin_version_hash
 
@@ -106,22 +111,34 @@ def bot_code_path(*, name: str, sha256: str, label: str, builtin: bool = False) 
 
 
 def _holds(cached: Path, sha256: str) -> bool:
-    """Whether the copy is there with the right content; an altered one is removed."""
-    digest = hashlib.sha256()
+    """Whether the copy is there with the right content; an altered one is removed. The cache's
+    folders are checked first (only this user may change them: lineit/botkit/safe_paths.py), and
+    the copy is read without following a link at its name."""
     try:
-        with cached.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+        secure_folder(cached.parent, mode=0o755)
+        content = read_regular_file(cached, limit=MAX_READ_BYTES)
     except FileNotFoundError:
         return False
-    except OSError as error:
+    except UnsafePath as error:
+        raise BotCodeUnavailable(f"the bot code cache (BOT_CODE_CACHE_DIR) is not safe to use: {error}") from None
+    except OSError as error:  # a link at the copy's name (ELOOP), a folder, an unreadable file
         logger.warning("bot code cache: %s unreadable (%s); fetching it again", cached, error)
+        _remove(cached)
         return False
-    if digest.hexdigest() == sha256:
+    if hashlib.sha256(content).hexdigest() == sha256:
         return True
     logger.warning("bot code cache: %s does not match its sha256; fetching it again", cached)
-    cached.unlink(missing_ok=True)
+    _remove(cached)
     return False
+
+
+def _remove(cached: Path) -> None:
+    """Remove what stands at the copy's name (a link itself, never what it points to)."""
+    with contextlib.suppress(OSError):
+        if stat.S_ISDIR(cached.lstat().st_mode):
+            shutil.rmtree(cached)
+        else:
+            cached.unlink()
 
 
 def _fetch(name: str, label: str) -> bytes:
@@ -137,18 +154,12 @@ def _fetch(name: str, label: str) -> bytes:
 
 
 def _write(cached: Path, content: bytes) -> None:
-    """Whole, then renamed into place, so a reader (another worker process) never sees a part."""
-    partial: str | None = None
+    """Whole, then renamed into place, so a reader (another worker process) never sees a part and
+    whatever stood at the name is replaced, not written through."""
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=cached.parent, prefix=".fetching-", delete=False) as handle:
-            partial = handle.name
-            handle.write(content)
-        os.chmod(partial, 0o644)
-        os.replace(partial, cached)
+        secure_folder(cached.parent, mode=0o755)
+        write_file(cached, content, mode=0o644)
     except OSError as error:
-        if partial is not None:
-            Path(partial).unlink(missing_ok=True)
         raise BotCodeUnavailable(
             f"cannot keep bot code in BOT_CODE_CACHE_DIR ({cached.parent}): {error.strerror or error}"
         ) from None

@@ -10,8 +10,6 @@ cache by content hash (bots/code_cache.py), checking the hash before every match
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,8 @@ from django.apps import apps
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import FileSystemStorage, Storage, storages
 from django.db.models import Model
+
+from lineit.botkit.safe_paths import write_file
 
 
 def bot_code_storage() -> Storage:
@@ -45,10 +45,7 @@ class SharedLocalStorage(FileSystemStorage):
         data = b"".join(content.chunks())
         target = Path(self.path(name))
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".saving-", delete=False) as handle:
-            handle.write(data)
-        os.chmod(handle.name, 0o644)
-        os.replace(handle.name, target)
+        write_file(target, data, mode=0o644)  # a link at the name is replaced, never written through
         stored_code = _stored_code()
         stored_code.objects.bulk_create(
             [stored_code(name=name, content=data)],

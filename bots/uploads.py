@@ -1,6 +1,6 @@
 """Checks at the door: everything about an upload that can be decided without running it.
 
-A ``.py`` file must be UTF-8 and compile. A ``.zip`` must be a plain archive of regular files
+A ``.py`` file must be UTF-8 and compile (in a child process with limits: bots/source_check.py). A ``.zip`` must be a plain archive of regular files
 with ``bot.py`` at its root: no absolute paths, no ``..``, no symlinks, no two members that
 unpack to one path (``bot.py`` and ``./bot.py``; a file ``lib`` and ``lib/x.py``), no
 encryption, not too many or too large files, no suspicious compression ratio (archive bombs),
@@ -16,12 +16,14 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from lineit.botkit.interface import ENTRY_MODULE
+from lineit.sandbox.runtime import ZIP_READ_ERRORS
 from lineit_platform.errors import ApplicationError
+
+from .source_check import CPU_SECONDS, MEMORY_BYTES, compile_in_child
 
 
 class UploadRejected(ApplicationError):
@@ -61,16 +63,27 @@ def check_upload(filename: str, content: bytes, limits: UploadLimits) -> str:
 
 
 def check_python_source(filename: str, content: bytes) -> None:
+    """UTF-8 that compiles, compiled by a child process within limits (bots/source_check.py):
+    whatever the file, the check costs the web process a bounded amount of CPU and memory."""
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UploadRejected(f"{filename} is not UTF-8 text: {error}") from None
-    try:
-        compile(text, filename, "exec", dont_inherit=True)
-    except SyntaxError as error:
-        raise UploadRejected(f"{filename}, line {error.lineno}: syntax error: {error.msg}") from None
-    except ValueError as error:  # null bytes
-        raise UploadRejected(f"{filename}: {error}") from None
+    compiled = compile_in_child(text, filename)
+    if compiled.outcome == "syntax":
+        raise UploadRejected(f"{filename}, line {compiled.line}: syntax error: {compiled.message}")
+    if compiled.outcome == "invalid":  # null bytes
+        raise UploadRejected(f"{filename}: {compiled.message}")
+    if compiled.outcome == "too_deep":
+        raise UploadRejected(
+            f"{filename}: its expressions nest too deeply to compile (Python's own limit on recursion); "
+            "split them into smaller ones"
+        )
+    if compiled.outcome != "ok":
+        raise UploadRejected(
+            f"{filename}: compiling it takes more than the {CPU_SECONDS} s of CPU and "
+            f"{MEMORY_BYTES // 2**20} MiB of memory an upload may; no bot needs that much"
+        )
 
 
 def _check_member_name(name: str) -> None:
@@ -135,7 +148,7 @@ def _refuse_nested_archive(name: str, data: bytes | None = None) -> None:
 def check_zip(content: bytes, limits: UploadLimits) -> None:
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
-    except (zipfile.BadZipFile, ValueError) as error:
+    except ZIP_READ_ERRORS as error:
         raise UploadRejected(f"not a readable zip archive: {error}") from None
     with archive:
         members = archive.infolist()
@@ -225,7 +238,7 @@ def _read_bounded(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> bytes:
                 if size > member.file_size:
                     raise UploadRejected(f"archive member {member.filename!r} is larger than it declares")
                 chunks.append(chunk)
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as error:
+    except ZIP_READ_ERRORS as error:
         raise UploadRejected(f"archive member {member.filename!r} cannot be read: {error}") from None
     return b"".join(chunks)
 

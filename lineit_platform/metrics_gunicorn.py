@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 from typing import Any
+
+from lineit.botkit.safe_paths import secure_folder
 
 
 def on_starting(server: Any) -> None:
     folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if folder:
-        shutil.rmtree(folder, ignore_errors=True)
-        Path(folder).mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)  # never through a link (rmtree refuses one)
+        # Made anew, this user's and private, every folder and link on its way root's or ours:
+        # often under /tmp, where another user could have put a link to a folder of their choice.
+        secure_folder(folder, mode=0o700)
 
 
 def child_exit(server: Any, worker: Any) -> None:

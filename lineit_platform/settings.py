@@ -24,6 +24,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
+from lineit.botkit.safe_paths import secure_folder
 from lineit_platform.database_url import database_from_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -89,10 +90,16 @@ def env_int_list(name: str, default: list[int]) -> list[int]:
         raise ImproperlyConfigured(f"{name} must be a comma-separated list of integers, not {items!r}") from None
 
 
-def make_folder(path: Path, name: str) -> None:
-    """A folder the settings need, made now; a path that cannot be one names its variable."""
+def make_folder(path: Path, name: str, *, private: bool = False) -> None:
+    """A folder the settings need, made now; a path that cannot be one names its variable.
+    ``private``: a folder this process writes data into (VAR_DIR's), which must be this user's and
+    writable by no one else, every folder and link on its way root's or this user's
+    (lineit/botkit/safe_paths.py): VAR_DIR may be under /tmp, where another user could plant a link."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        if private:
+            secure_folder(path, mode=0o755)
+        else:
+            path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ImproperlyConfigured(f"{name}: cannot make the folder {path}: {error.strerror or error}") from None
 
@@ -467,7 +474,7 @@ if CELERY_BROKER_URL.startswith("filesystem"):
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
         "store_processed": False,
     }
-    make_folder(_BROKER_FOLDER, "VAR_DIR")
+    make_folder(_BROKER_FOLDER, "VAR_DIR", private=True)
 else:
     # Redis gives an unacknowledged message back only after the visibility timeout: it must be
     # longer than the longest match, or a healthy long match would run twice.
@@ -601,7 +608,11 @@ THROTTLE_RATES = {
     "uploads": env_rate("API_THROTTLE_UPLOADS", "30/hour"),  # per user
     "match_requests": env_rate("API_THROTTLE_MATCH_REQUESTS", "60/hour"),  # per user
     "tokens": env_rate("API_THROTTLE_TOKENS", "20/min"),  # sign-in attempts per client address
-    "login_failures": env_rate("API_THROTTLE_LOGIN_FAILURES", "30/hour"),  # wrong passwords per account
+    # Wrong passwords (lineit_platform/throttles.py): per account and client address, per client
+    # address for all accounts, and per account from everywhere (past it, the account is under attack).
+    "login_failures": env_rate("API_THROTTLE_LOGIN_FAILURES", "10/hour"),
+    "login_failures_address": env_rate("API_THROTTLE_LOGIN_FAILURES_ADDRESS", "50/hour"),
+    "login_failures_account": env_rate("API_THROTTLE_LOGIN_FAILURES_ACCOUNT", "300/hour"),
     "signups": env_rate("API_THROTTLE_SIGNUPS", "20/hour"),  # per client address
 }
 
@@ -635,7 +646,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "lineit_platform.api.parsers.BoundedJSONParser",  # DRF's, with a bound on nesting
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

@@ -12,9 +12,40 @@ uploads           uploads of a bot version                  user
 match_requests    requests of a test (unranked) match       user
 tokens            sign-ins (API token, login page) and      client address
                   token rotations (API, token page)
-login_failures    wrong passwords for one account           account (the username)
+login_failures    wrong passwords for one account           account and client address
+login_failures_   wrong passwords for any accounts          client address
+address
+login_failures_   wrong passwords for one account, from     account (the username)
+account           anywhere: past it the account is "under
+                  attack" (see below), never locked
 signups           sign-up form posts                        client address
 ================  ========================================  ==============================
+
+Sign-in: throttle the guesser, not the victim. Counting wrong passwords per account alone (as
+before) let anyone lock anyone out: 30 wrong passwords from one address refused the account for
+an hour, right password included. OWASP's Authentication Cheat Sheet warns that a per-account
+lock-out is a denial of service against the account's owner and suggests locking out the pair
+(account, client) instead, with limits per client against spraying, and a way to tell known
+clients from unknown ones (its "device cookies" page). So:
+
+* a client address may make ``login_failures`` wrong guesses for one account (10/hour) and
+  ``login_failures_address`` for all accounts together (50/hour), besides ``tokens`` attempts
+  (20/min); past them that client, and only it, is refused until its window ends, right password
+  or not (a guesser learns nothing from the answer);
+* an account is never locked. When it has had more than ``login_failures_account`` wrong
+  passwords from all addresses (300/hour, 30 clients' worth: a distributed attack), an address
+  that never signed in to it (in the last 30 days) may make only ``UNDER_ATTACK_FAILURES`` (2)
+  wrong guesses for it in its window instead of 10; addresses it signed in from keep theirs.
+
+A client that has not been guessing therefore always gets in with the right password, whatever
+others do: the most an attacker can impose on the owner is what it imposes from the owner's own
+address (a shared NAT: that address refused for the account for at most one window, an hour).
+The counts are taken before the password is checked (so simultaneous guesses cannot all pass the
+check) and given back when it was right. django-axes, the maintained library for this, is not
+used: it keeps a second store of attempts with its own idea of the client's address (the platform
+has one, behind trusted proxies), and its single failure limit cannot express "10 per client,
+2 per unknown client while the account is under attack"; the counting here is the same
+atomic window as every other limit of the platform.
 
 Rates come from ``settings.THROTTLE_RATES`` (the ``API_THROTTLE_*`` variables), addresses from
 ``lineit_platform.addresses`` (``TRUSTED_PROXIES``). The quota of pending test matches is not a
@@ -50,6 +81,8 @@ UPLOADS = "uploads"
 MATCH_REQUESTS = "match_requests"
 TOKENS = "tokens"
 LOGIN_FAILURES = "login_failures"
+LOGIN_FAILURES_ADDRESS = "login_failures_address"
+LOGIN_FAILURES_ACCOUNT = "login_failures_account"
 SIGNUPS = "signups"
 
 PERIODS = {
@@ -72,7 +105,8 @@ _WHAT = {
     UPLOADS: "uploads",
     MATCH_REQUESTS: "test match requests",
     TOKENS: "sign-in attempts from your address",
-    LOGIN_FAILURES: "failed sign-ins to this account",
+    LOGIN_FAILURES: "failed sign-ins to this account from your address",
+    LOGIN_FAILURES_ADDRESS: "failed sign-ins from your address",
     SIGNUPS: "sign-ups from your address",
 }
 
@@ -215,13 +249,47 @@ def token_hit(request: Any) -> None:
     hit(TOKENS, address_ident(request))
 
 
+# While an account is under attack: the wrong guesses for it an address that never signed in to it may make.
+UNDER_ATTACK_FAILURES = 2
+# How long an address a user signed in from stays known for that account.
+KNOWN_CLIENT_SECONDS = 30 * 86400
+
+
+def _known_key(account: str, address: str) -> str:
+    return f"throttle:known:{account}:{address}"
+
+
 def authenticate(request: Any, *, username: str, password: str) -> Any:
-    """Django's ``authenticate`` behind both sign-in limits: attempts per client address, and
-    failures per account (from any number of addresses). The API's token view and the login page
+    """Django's ``authenticate`` behind the sign-in limits of the module's docstring: attempts and
+    wrong passwords per client address, wrong passwords per (account, address), fewer for an
+    unknown address while the account is under attack. The API's token view and the login page
     both sign in through here. Returns the user, or None for a wrong username or password."""
     token_hit(request)
-    attempt = hit(LOGIN_FAILURES, account_ident(username))
+    account, address = account_ident(username), address_ident(request)
+    pair = hit(LOGIN_FAILURES, f"{account}:{address}")
+    try:
+        spread = hit(LOGIN_FAILURES_ADDRESS, address)
+    except RateLimited:
+        give_back(pair)
+        raise
+    cache = caches["api"]
+    everywhere = _counted(LOGIN_FAILURES_ACCOUNT, account, rate_of(LOGIN_FAILURES_ACCOUNT), cache)
+    if (
+        everywhere.count > rate_of(LOGIN_FAILURES_ACCOUNT).limit
+        and pair.count > UNDER_ATTACK_FAILURES
+        and not cache.get(_known_key(account, address))
+    ):
+        give_back(spread)
+        give_back(everywhere)
+        raise RateLimited(
+            "Too many failed sign-ins to this account from many addresses: from an address it has not "
+            f"signed in from, at most {UNDER_ATTACK_FAILURES} for now. Try again in {_duration(pair.retry_after)}.",
+            retry_after=pair.retry_after,
+        )
     user = django_authenticate(request, username=username, password=password)
     if user is not None:
-        give_back(attempt)
+        for counted in (pair, spread, everywhere):
+            give_back(counted)
+        with contextlib.suppress(Exception):  # a cache that does not answer: the address stays unknown
+            cache.set(_known_key(account, address), 1, timeout=KNOWN_CLIENT_SECONDS)
     return user

@@ -190,3 +190,25 @@ def test_a_cancelled_match_is_counted_as_cancelled(scrape, version_factory, djan
     with django_capture_on_commit_callbacks(execute=True):
         match_cancel(match=match)  # by its requester, on a page or through the API: no task sees it end
     assert scrape()[("lineit_matches_ended_total", (("status", "cancelled"),))] == before + 1
+
+
+def test_the_multiprocess_folder_is_not_a_link_another_user_planted(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from lineit.botkit.safe_paths import UnsafePath
+    from lineit_platform.metrics_gunicorn import on_starting
+
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "kept").write_text("theirs")
+    planted = tmp_path / "shared"
+    planted.mkdir()
+    planted.chmod(0o1777)  # /tmp
+    link = planted / "lineit-prometheus"
+    link.symlink_to(theirs, target_is_directory=True)
+    os.lchown(link, 65534, 65534)
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(link))
+    with pytest.raises(UnsafePath):  # gunicorn does not start, rather than count into their folder
+        on_starting(None)
+    assert [path.name for path in theirs.iterdir()] == ["kept"]
+    link.unlink()
+    on_starting(None)  # made anew, ours and private
+    assert link.is_dir() and not link.is_symlink() and (link.stat().st_mode & 0o777) == 0o700

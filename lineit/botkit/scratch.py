@@ -18,6 +18,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from lineit.botkit.safe_paths import chmod_in_place
+
 KINDS = ("bot", "runtime", "canary")
 _NAME = re.compile(r"lineit-(?:" + "|".join(KINDS) + r")-(\d+)-(\d+)-")
 
@@ -88,11 +90,12 @@ def sweep_stale_folders(directory: str | os.PathLike[str] | None = None) -> list
 
 
 def make_writable(root: Path) -> None:
-    """Let the owner remove a tree made read-only (folders only: removing needs no file rights)."""
+    """Let the owner remove a tree made read-only (folders only: removing needs no file rights).
+    A folder is chmod-ed through a descriptor opened without following links, so a link swapped
+    in for it meanwhile is left alone, never the folder it points to."""
     for path in [root, *root.rglob("*")]:
         try:
-            mode = path.lstat().st_mode
-            if stat.S_ISDIR(mode):
-                path.chmod(0o700)
+            if stat.S_ISDIR(path.lstat().st_mode):
+                chmod_in_place(path, 0o700)
         except OSError:
             continue

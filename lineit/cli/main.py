@@ -222,9 +222,15 @@ def remove_own_folders() -> None:
     process id and start time in their names."""
     ours = tuple(prefix(kind) for kind in KINDS)
     root = Path(tempfile.gettempdir())
+    uid = os.geteuid()
     with contextlib.suppress(OSError):
         for entry in os.scandir(root):
-            if entry.name.startswith(ours) and entry.is_dir(follow_symlinks=False):
+            # The names are predictable: a folder another user made under one is not ours to touch.
+            if (
+                entry.name.startswith(ours)
+                and entry.is_dir(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_uid == uid
+            ):
                 make_writable(Path(entry.path))
                 shutil.rmtree(entry.path, ignore_errors=True)
 

@@ -19,6 +19,7 @@ from lineit.botkit.limits import Limits
 from lineit.botkit.parallel import MAX_JOBS, GamePool, MatchJob, WorkerLost, default_jobs, shard_size
 from lineit.botkit.players import InProcessPlayer, Player, StoppedPlayer
 from lineit.botkit.referee import GameRecord, MatchResult, PlatformFailure, run_match
+from lineit.botkit.safe_paths import secure_folder, write_file
 from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_NAMES, BotNotFound, BotSource, resolve_bot
 from lineit.engine import MAX_PLAYERS, MIN_PLAYERS, RULESETS, STANDARD
@@ -249,11 +250,14 @@ def match_limits(args: argparse.Namespace) -> Limits:
 
 def prepare_replay_folder(folder: Path | None) -> Path | None:
     """The replay folder, made if need be and known to take files before anything is played
-    (match and tournament); the probe leaves nothing behind."""
+    (match and tournament); the probe leaves nothing behind. It may be a folder others write in
+    only if it is sticky (``/tmp``), and it and every folder and link on its way must be root's or
+    this user's (lineit/botkit/safe_paths.py): a root ``lineit`` never writes where a link
+    another user planted points."""
     if folder is None:
         return None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        secure_folder(folder, mode=0o755, shared=True)
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as error:
@@ -262,9 +266,11 @@ def prepare_replay_folder(folder: Path | None) -> Path | None:
 
 
 def write_replay(folder: Path, record: GameRecord, games: int) -> None:
+    """The game's replay, written whole under a fresh name and renamed into place: a link or a
+    file another user planted at its name is replaced, never written through."""
     path = folder / replay_name(record.index, games)
     try:
-        path.write_text(json.dumps(record.replay, separators=(",", ":")) + "\n", encoding="utf-8")
+        write_file(path, (json.dumps(record.replay, separators=(",", ":")) + "\n").encode())
     except OSError as error:
         raise CommandError(f"cannot write {path}: {error.strerror or error}") from None
 

@@ -2,7 +2,9 @@
 
 A replay file may come from anywhere: whatever it is (a named pipe, a device, a file of any size,
 JSON nested or numbered to break the parser), the answer is one line saying why it is not a
-replay, never a hang, a crash or all of memory."""
+replay, never a hang, a crash or all of memory. Its work is bounded: at most MAX_REPLAY_BYTES are
+read, JSON nested more than json_limits.MAX_DEPTH levels is refused (a replay nests 4), and
+verifying replays at most one game's actions."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import stat
 import sys
 from pathlib import Path
 from typing import Any
+
+from lineit.botkit import json_limits
 
 from .errors import CommandError
 
@@ -73,15 +77,15 @@ def load_replay(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as error:
         raise CommandError(f"{path}: cannot read: {error}") from None
     try:
-        document = json.loads(text, object_pairs_hook=_object_without_repeats)
+        document = json_limits.loads(text, object_pairs_hook=_object_without_repeats)
     except RepeatedKey as error:
         raise CommandError(
             f"{path}: not a Line-it replay (the key {error.args[0]!r} appears twice in one object)"
         ) from None
     except json.JSONDecodeError as error:
         raise CommandError(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
-    except RecursionError:
-        raise CommandError(f"{path}: not a Line-it replay (its JSON is nested too deeply)") from None
+    except json_limits.JSONTooDeep as error:
+        raise CommandError(f"{path}: not a Line-it replay (its JSON is nested too deeply: {error})") from None
     except ValueError:  # an integer literal longer than Python converts
         digits = sys.get_int_max_str_digits()
         raise CommandError(f"{path}: not a Line-it replay (a number of more than {digits:,} digits)") from None

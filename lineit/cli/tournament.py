@@ -18,6 +18,7 @@ from lineit import formats
 from lineit.botkit.limits import Limits
 from lineit.botkit.parallel import GamePool
 from lineit.botkit.referee import GameRecord, MatchResult
+from lineit.botkit.safe_paths import secure_folder
 from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_NAMES, BotSource
 from lineit.botkit.untrusted import safe_text
@@ -35,9 +36,10 @@ from .match import (
     play_in_pool,
     prepare_replay_folder,
     resolve_entrants,
+    write_replay,
 )
 from .progress import Progress
-from .report import format_rows, replay_name
+from .report import format_rows
 
 EPILOG = f"""\
 A bot is a built-in name ({", ".join(BUILTIN_NAMES)}), a .py file, a .zip package with bot.py
@@ -222,17 +224,16 @@ class Runner:
         folder = None
         if self.replays is not None:
             folder = self.replays / f"round-{pairing.round:02d}-table-{pairing.table:02d}"
-            folder.mkdir(parents=True, exist_ok=True)
+            try:  # ours alone, even inside a shared replay folder (lineit/botkit/safe_paths.py)
+                secure_folder(folder, mode=0o755)
+            except OSError as error:
+                raise CommandError(f"cannot write replays into {folder}: {error.strerror or error}") from None
 
         def on_game(record: GameRecord) -> None:
             self.done += 1
             self.progress.total = max(self.progress.total, self.done)
             if folder is not None:
-                path = folder / replay_name(record.index, self.games)
-                try:
-                    path.write_text(json.dumps(record.replay, separators=(",", ":")) + "\n", encoding="utf-8")
-                except OSError as error:
-                    raise CommandError(f"cannot write {path}: {error.strerror or error}") from None
+                write_replay(folder, record, self.games)
             self.progress.update(self.done, note=f"round {pairing.round}")
 
         return on_game

@@ -16,11 +16,13 @@ from __future__ import annotations
 import atexit
 import compileall
 import functools
+import lzma
 import os
 import shutil
 import stat
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -37,6 +39,19 @@ from .world import (  # noqa: F401  (re-exported: where the rest of the kit and 
     package_folders,
 )
 
+# What reading a damaged or hostile zip raises besides BadZipFile: a bad offset (ValueError: negative
+# seek), an unknown version or method (NotImplementedError), damaged deflate, bzip2 or lzma data
+# (zlib.error, OSError, lzma.LZMAError), a stream cut short (EOFError), an encrypted member (RuntimeError).
+ZIP_READ_ERRORS: tuple[type[Exception], ...] = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+)
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # lineit/
 # Bots written before the kit was its own package import ``lineit_platform.engine``: in the
 # sandbox that name is an alias of ``lineit.engine`` (the same module objects), so they still run.
@@ -205,7 +220,7 @@ def safe_extract(archive_path: Path, target: Path) -> None:
             folders: set[tuple[str, ...]] = set()
             for member in members:
                 name = PurePosixPath(member.filename)
-                unnamed = not name.parts and not member.is_dir()
+                unnamed = not member.filename or (not name.parts and not member.is_dir())
                 if (
                     unnamed
                     or name.is_absolute()
@@ -223,7 +238,7 @@ def safe_extract(archive_path: Path, target: Path) -> None:
                 _claim(name.parts, member.is_dir(), files, folders, f"{archive_name}: {_shown(member.filename)}")
             for member in members:
                 _unpack(archive, member, target, archive_name)
-    except (zipfile.BadZipFile, OSError, RuntimeError) as error:
+    except ZIP_READ_ERRORS as error:
         raise BotStagingError(f"{archive_name} is not a readable zip: {error}") from None
 
 

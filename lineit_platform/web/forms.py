@@ -32,8 +32,9 @@ class SignUpForm(NoColonMixin, UserCreationForm):
 
 
 class LoginForm(NoColonMixin, AuthenticationForm):
-    """Signs in through the throttle service, as the API's token view does: attempts per client
-    address, wrong passwords per account. ``refusal`` is set when a limit refused the attempt."""
+    """Signs in through the throttle service, as the API's token view does: attempts and wrong
+    passwords per client address and per (account, address), never a lock-out of the account.
+    ``refusal`` is set when a limit refused the attempt."""
 
     refusal: throttles.RateLimited | None = None
 

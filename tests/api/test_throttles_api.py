@@ -58,18 +58,53 @@ def test_behind_a_trusted_proxy_clients_are_told_apart_and_spoofing_does_not_hel
     assert guess(proxy, "correct horse", HTTP_X_FORWARDED_FOR="198.51.100.21").status_code == 200
 
 
-def test_wrong_passwords_for_one_account_are_limited_from_any_number_of_addresses(
-    alice_with_password, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_guesser_cannot_lock_the_owner_out(alice_with_password, client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The issue: 30 wrong passwords from one address refused alice for an hour, right password included.
+    monkeypatch.setitem(settings.THROTTLE_RATES, "tokens", "100/min")
     monkeypatch.setitem(settings.THROTTLE_RATES, "login_failures", "3/hour")
-    for n in range(3):
-        assert_error(guess(APIClient(REMOTE_ADDR=f"203.0.113.{n}")), 401)
-    # Locked for now, even with the right password (a guesser cannot tell it was right).
-    response = guess(APIClient(REMOTE_ADDR="203.0.113.200"), "correct horse")
-    error = assert_error(response, 429, "throttled")
-    assert "failed sign-ins to this account" in error["message"]
+    guesser = APIClient(REMOTE_ADDR="203.0.113.66")
+    for _ in range(3):
+        assert_error(guess(guesser), 401)
+    for _ in range(27):
+        error = assert_error(guess(guesser), 429, "throttled")
+        assert "failed sign-ins to this account from your address" in error["message"]
+    # The guesser is refused even with the right password (it learns nothing from the answer)...
+    assert_error(guess(guesser, "correct horse"), 429, "throttled")
+    assert_error(guess(guesser, "correct horse", username="ALICE"), 429, "throttled")
     assert not Token.objects.exists()
-    assert_error(guess(APIClient(REMOTE_ADDR="203.0.113.201"), username="ALICE"), 429)
+    # ...and alice, who has not been guessing, gets in at once: through the API and on the page.
+    assert guess(APIClient(REMOTE_ADDR="198.51.100.7"), "correct horse").status_code == 200
+    page = client.post(reverse("login"), {"username": "alice", "password": "correct horse"}, REMOTE_ADDR="198.51.100.8")
+    assert page.status_code == 302
+
+
+def test_guessing_many_accounts_from_one_address_is_limited(alice_with_password, bob, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(settings.THROTTLE_RATES, "login_failures_address", "4/hour")
+    sprayer = APIClient(REMOTE_ADDR="203.0.113.77")
+    for name in ("alice", "bob", "carol", "dave"):
+        assert_error(guess(sprayer, username=name), 401)
+    error = assert_error(guess(sprayer, "correct horse"), 429, "throttled")
+    assert "failed sign-ins from your address: at most 4 per hour" in error["message"]
+    assert guess(APIClient(REMOTE_ADDR="203.0.113.78"), "correct horse").status_code == 200
+
+
+def test_a_distributed_attack_slows_only_unknown_guessers(alice_with_password, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(settings.THROTTLE_RATES, "login_failures", "5/hour")
+    monkeypatch.setitem(settings.THROTTLE_RATES, "login_failures_account", "6/hour")
+    home = APIClient(REMOTE_ADDR="198.51.100.1")
+    assert guess(home, "correct horse").status_code == 200  # alice's own address: known from now on
+    for n in range(7):  # a botnet: one wrong guess from each of 7 addresses puts the account under attack
+        assert_error(guess(APIClient(REMOTE_ADDR=f"203.0.113.{n}")), 401)
+    bot = APIClient(REMOTE_ADDR="203.0.113.50")
+    for _ in range(2):
+        assert_error(guess(bot), 401)
+    error = assert_error(guess(bot), 429, "throttled")  # an unknown address: 2 wrong guesses, not 5
+    assert "from many addresses" in error["message"]
+    # Alice gets in from anywhere she has not been guessing: a new address, or home after typos.
+    assert guess(APIClient(REMOTE_ADDR="192.0.2.44"), "correct horse").status_code == 200
+    for _ in range(3):
+        assert_error(guess(home), 401)
+    assert guess(home, "correct horse").status_code == 200
 
 
 def test_a_right_password_does_not_count_as_a_failure(alice_with_password, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import shutil
+import stat
 import zipfile
 from pathlib import Path
 
@@ -162,3 +164,42 @@ def test_a_built_in_version_this_host_does_not_ship_is_a_platform_failure(  # ty
     # Then this host cannot play it as it was, and says so (the stored file alone is not that version)
     with pytest.raises(BotCodeUnavailable, match="ships another version of the built-in bot"):
         version_source(version)
+
+
+# --- Another user's links and folders in the cache (lineit/botkit/safe_paths.py) -------------------
+
+NOBODY = 65534
+
+
+def test_a_link_at_a_cached_copy_s_name_is_replaced_by_a_copy_of_ours(uploaded: BotVersion, cache: Path) -> None:
+    # Their file holds the right bytes now; through the link they could change them after the check.
+    theirs = cache.parent / "theirs.py"
+    theirs.write_bytes(uploaded.read_code())
+    os.lchown(theirs, NOBODY, NOBODY)
+    planted = cache / uploaded.sha256 / "bot.py"
+    planted.parent.mkdir(parents=True)
+    planted.symlink_to(theirs)
+    os.lchown(planted, NOBODY, NOBODY)
+    source = version_source(uploaded)
+    assert source.path == planted
+    status = planted.lstat()
+    assert stat.S_ISREG(status.st_mode) and status.st_uid == os.geteuid()
+    assert planted.read_bytes() == uploaded.read_code() and theirs.lstat().st_uid == NOBODY
+
+
+@pytest.mark.parametrize("planted", ["cache link", "version folder", "open cache"])
+def test_a_cache_another_user_can_change_is_not_used(uploaded: BotVersion, cache: Path, planted: str) -> None:
+    elsewhere = cache.parent / "elsewhere"
+    elsewhere.mkdir()
+    if planted == "cache link":
+        cache.symlink_to(elsewhere, target_is_directory=True)
+        os.lchown(cache, NOBODY, NOBODY)
+    elif planted == "version folder":
+        (cache / uploaded.sha256).mkdir(parents=True)
+        os.lchown(cache / uploaded.sha256, NOBODY, NOBODY)
+    else:
+        cache.mkdir()
+        cache.chmod(0o777)
+    with pytest.raises(BotCodeUnavailable, match="not safe to use"):
+        version_source(uploaded)
+    assert list(elsewhere.iterdir()) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
@@ -234,3 +235,28 @@ def test_the_door_reads_member_paths_as_the_sandbox_unpacks_them(tmp_path: Path)
     safe_extract(archive, unpacked)
     assert sorted(str(path.relative_to(unpacked)) for path in unpacked.rglob("*.py")) == ["bot.py", "lib/helper.py"]
     assert "no bot.py" in rejected("b.zip", make_zip({"./pkg/bot.py": GOOD_BOT}))
+
+
+def _damaged(kind: str) -> bytes:
+    data = bytearray(make_zip({"bot.py": GOOD_BOT, "helper.py": b"x = 1\n"}))
+    central, end = data.find(b"PK\x01\x02"), data.rfind(b"PK\x05\x06")
+    if kind == "unknown zip version":  # NotImplementedError from ZipFile() itself
+        data[central + 6 : central + 8] = (66).to_bytes(2, "little")
+    elif kind == "offsets before the file":  # ValueError (negative seek) on opening a member
+        offset = int.from_bytes(data[end + 16 : end + 20], "little")
+        data[end + 16 : end + 20] = (offset + 1000).to_bytes(4, "little")
+    elif kind == "a member without a name":  # IndexError inside zipfile's is_dir
+        data[central + 28 : central + 30] = (0).to_bytes(2, "little")
+        data[central + 46 : central + 46 + len("bot.py")] = b""
+    return bytes(data)
+
+
+@pytest.mark.parametrize("kind", ["unknown zip version", "offsets before the file", "a member without a name"])
+def test_a_damaged_zip_is_refused_at_the_door_and_by_the_sandbox_never_a_crash(kind: str, tmp_path: Path) -> None:
+    data = _damaged(kind)
+    assert rejected("bot.zip", data)  # was a 500: NotImplementedError, ValueError
+    archive = tmp_path / "bot.zip"
+    archive.write_bytes(data)
+    (tmp_path / "out").mkdir()
+    with contextlib.suppress(BotStagingError):  # refused, saying why; or unpacked, when what remains is readable
+        safe_extract(archive, tmp_path / "out")

@@ -20,8 +20,9 @@ from ..throttling import TokenThrottle
 
 
 class TokenView(APIView):
-    """POST: your token (created on first use). DELETE: revoke it. Sign-in attempts are counted
-    per client address and wrong passwords per account (lineit_platform/throttles.py)."""
+    """POST: your token (created on first use). DELETE: revoke it. Sign-in attempts and wrong
+    passwords are counted per client address and per (account, address): the guesser is
+    throttled, never the account (lineit_platform/throttles.py)."""
 
     permission_classes = [AllowAny]
     extra_error_codes = {"POST": ["429"]}
