@@ -21,6 +21,11 @@ class UsageError(CommandError):
     exit_status = USAGE_EXIT
 
 
+class InputRejected(UsageError):
+    """A file given on the command line is not what the command reads (a replay that is not JSON,
+    nested too deeply, too large, not a regular file): bad input, refused before any work."""
+
+
 class BotsForfeited(CommandError):
     """The games were played and their results printed, but a bot forfeited at least one of them
     (an exception, an illegal move, a timeout, a bad return value, a bot that never loaded)."""

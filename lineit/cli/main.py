@@ -27,11 +27,12 @@ Line-it Arena on your own machine: play matches between bots, show and verify re
 
 exit status:
   0    success: every game played without a failure, every replay verified
-  1    the command ran and something failed: an unreadable file, a replay that does not verify,
+  1    the command ran and something failed: a file it may not read, a replay that does not verify,
        no sandbox, a sandbox that did not start, a reader of the output that left (| head)
-  2    the command line is wrong, nothing was played: an unknown option, a bad value, a bot
-       that names no file and no built-in, a zip or folder without bot.py, a zip the sandbox
-       would not unpack, a named pipe or a device given as a bot
+  2    the command line or its input is wrong, nothing was played: an unknown option, a bad
+       value, a bot that names no file and no built-in, a zip or folder without bot.py, a zip
+       the sandbox would not unpack, a named pipe or a device given as a bot, a replay or key
+       file that is not one (not JSON, nested too deeply, too large, not a regular file)
   3    a bot failed (match, tournament, sprt): it forfeited at least one game (an exception,
        an illegal move, a timeout, a bad return value) or never loaded; the results are printed
   70   a bug in lineit itself (LINEIT_DEBUG=1 shows the traceback)

@@ -17,7 +17,7 @@ from typing import Any
 
 from lineit.botkit import json_limits
 
-from .errors import CommandError
+from .errors import CommandError, InputRejected
 
 # A replay is a few kilobytes (a 5-player game about 10 KB); anything this large is not one.
 MAX_REPLAY_BYTES = 16 * 1024 * 1024
@@ -35,15 +35,15 @@ def read_replay_bytes(path: Path, max_bytes: int = MAX_REPLAY_BYTES, what: str =
         # O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused just after).
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise CommandError(f"{path}: no such file") from None
+        raise InputRejected(f"{path}: no such file") from None
     except OSError as error:
         raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
         os.close(descriptor)
         if stat.S_ISDIR(mode):
-            raise CommandError(f"{path}: is a folder, not {what} file")
-        raise CommandError(f"{path}: not a regular file (a named pipe, a device or a socket), not {what}")
+            raise InputRejected(f"{path}: is a folder, not {what} file")
+        raise InputRejected(f"{path}: not a regular file (a named pipe, a device or a socket), not {what}")
     with os.fdopen(descriptor, "rb") as file:
         try:
             data = file.read(max_bytes + 1)
@@ -51,7 +51,7 @@ def read_replay_bytes(path: Path, max_bytes: int = MAX_REPLAY_BYTES, what: str =
             raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
     if len(data) > max_bytes:
         size = f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20 else f"{max_bytes // 2**10} KiB"
-        raise CommandError(f"{path}: larger than {size}, not {what}")
+        raise InputRejected(f"{path}: larger than {size}, not {what}")
     return data
 
 
@@ -75,20 +75,20 @@ def load_replay(path: Path) -> dict[str, Any]:
     try:
         text = read_replay_bytes(path).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise CommandError(f"{path}: cannot read: {error}") from None
+        raise InputRejected(f"{path}: not a Line-it replay (not UTF-8 text: {error})") from None
     try:
         document = json_limits.loads(text, object_pairs_hook=_object_without_repeats)
     except RepeatedKey as error:
-        raise CommandError(
+        raise InputRejected(
             f"{path}: not a Line-it replay (the key {error.args[0]!r} appears twice in one object)"
         ) from None
     except json.JSONDecodeError as error:
-        raise CommandError(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+        raise InputRejected(f"{path}: not JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
     except json_limits.JSONTooDeep as error:
-        raise CommandError(f"{path}: not a Line-it replay (its JSON is nested too deeply: {error})") from None
+        raise InputRejected(f"{path}: not a Line-it replay (its JSON is nested too deeply: {error})") from None
     except ValueError:  # an integer literal longer than Python converts
         digits = sys.get_int_max_str_digits()
-        raise CommandError(f"{path}: not a Line-it replay (a number of more than {digits:,} digits)") from None
+        raise InputRejected(f"{path}: not a Line-it replay (a number of more than {digits:,} digits)") from None
     if not isinstance(document, dict):
-        raise CommandError(f"{path}: not a Line-it replay (a replay is a JSON object)")
+        raise InputRejected(f"{path}: not a Line-it replay (a replay is a JSON object)")
     return document

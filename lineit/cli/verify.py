@@ -19,7 +19,7 @@ from lineit.replay_signature import (
     read_signature,
 )
 
-from .errors import CommandError, UsageError
+from .errors import USAGE_EXIT, CommandError, InputRejected, UsageError
 from .replayfile import MESSAGE_LENGTH, load_replay, read_replay_bytes
 
 if TYPE_CHECKING:
@@ -70,10 +70,7 @@ def verify_file(path: Path, key: Ed25519PublicKey | None = None) -> Verification
     """The engine's verdict on the replay in ``path``, its message led by what its signature
     says: checked against ``key``, or (without one) whether it is signed at all. A signature
     that does not hold fails the replay whatever the engine finds."""
-    try:
-        document = load_replay(path)
-    except CommandError as error:
-        return Verification(False, str(error).removeprefix(f"{path}: "))
+    document = load_replay(path)  # InputRejected: not a replay at all (run says so, exit 2)
     try:
         signature = read_signature(document)
     except SignatureError as error:
@@ -96,9 +93,15 @@ def verify_file(path: Path, key: Ed25519PublicKey | None = None) -> Verification
 
 def run(args: argparse.Namespace) -> int:
     key = read_key(args.key) if args.key is not None else None
-    failed = 0
+    failed = rejected = 0
     for path in args.files:
-        outcome = verify_file(path, key)
+        try:
+            outcome = verify_file(path, key)
+        except InputRejected as error:  # not a replay at all: bad input, exit 2 once all are told
+            outcome = Verification(False, str(error).removeprefix(f"{path}: "))
+            rejected += 1
+        except CommandError as error:  # a file this user may not read
+            outcome = Verification(False, str(error).removeprefix(f"{path}: "))
         failed += not outcome.ok
         # The message may quote the file (an illegal action string), which may come from anywhere.
         print(
@@ -106,4 +109,4 @@ def run(args: argparse.Namespace) -> int:
         )
     if failed and len(args.files) > 1:
         print(f"{failed} of {len(args.files)} replays did not verify")
-    return 1 if failed else 0
+    return USAGE_EXIT if rejected else 1 if failed else 0

@@ -83,7 +83,7 @@ def test_the_installed_command_reports_errors_in_one_line():
         timeout=60,
     )
 
-    assert bad.returncode == 1 and "FAIL" in bad.stdout and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "FAIL" in bad.stdout and "Traceback" not in bad.stderr
     assert usage.returncode == 2 and usage.stderr.strip().count("\n") == 0
     assert usage.stderr.startswith("lineit: error: a match needs 2 to 5 bots")
     assert good.returncode == 0 and good.stdout.lstrip().startswith("{")

@@ -88,7 +88,7 @@ def test_verify_fails_when_any_file_does_not_verify(lineit, replay, tmp_path):
 
     outcome = lineit("verify", replay, tampered, illegal, garbage, mangled, tmp_path / "missing.json")
 
-    assert outcome.status == 1
+    assert outcome.status == 2  # two of the files are no replays at all: bad input, after every line
     lines = outcome.out.splitlines()
     assert lines[0].startswith("ok")
     assert lines[1].startswith("FAIL") and "recorded scores" in lines[1]
@@ -191,11 +191,12 @@ def test_show_unreadable_replays(lineit, replay, tmp_path):
     document = json.loads(replay.read_text())
     broken.write_text(json.dumps({**document, "actions": document["actions"][:-5]}))
 
-    assert_one_line_error(lineit("show", missing), 1, "missing.json: no such file")
-    assert_one_line_error(lineit("show", garbage), 1, "garbage.json: not JSON")
+    # a file that is no replay at all is bad input (status 2); one that does not replay failed (1)
+    assert_one_line_error(lineit("show", missing), 2, "missing.json: no such file")
+    assert_one_line_error(lineit("show", garbage), 2, "garbage.json: not JSON")
     assert_one_line_error(lineit("show", other), 1, "not a Line-it replay")
     assert_one_line_error(lineit("show", broken), 1, "does not replay", "stop before the game is over")
-    assert_one_line_error(lineit("show", tmp_path), 1, "is a folder")
+    assert_one_line_error(lineit("show", tmp_path), 2, "is a folder")
 
 
 HOSTILE_FILES = {
@@ -208,14 +209,14 @@ HOSTILE_FILES = {
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_FILES))
-def test_a_hostile_replay_file_is_one_line_and_status_1_never_a_crash(lineit, tmp_path, name):
+def test_a_hostile_replay_file_is_one_line_and_status_2_never_a_crash(lineit, tmp_path, name):
     text, fragment = HOSTILE_FILES[name]
     path = tmp_path / name
     path.write_text(text)
 
-    assert_one_line_error(lineit("show", path), 1, f"{name}: ", fragment)
+    assert_one_line_error(lineit("show", path), 2, f"{name}: ", fragment)
     verify = lineit("verify", path)
-    assert (verify.status, verify.err) == (1, "")
+    assert (verify.status, verify.err) == (2, "")
     assert verify.out.startswith(f"FAIL  {path}: ") and fragment in verify.out and verify.out.count("\n") == 1
 
 
@@ -224,7 +225,7 @@ def test_a_file_larger_than_any_replay_is_refused_before_it_is_read(lineit, tmp_
     with huge.open("wb") as file:
         file.truncate(MAX_REPLAY_BYTES + 1)  # sparse: nothing is written
 
-    assert_one_line_error(lineit("show", huge), 1, "huge.json: larger than 16 MiB, not a replay")
+    assert_one_line_error(lineit("show", huge), 2, "huge.json: larger than 16 MiB, not a replay")
     assert "FAIL" in lineit("verify", huge).out
 
 
@@ -242,7 +243,7 @@ def test_what_is_not_a_regular_file_is_refused_without_reading_it(tmp_path):
                 text=True,
                 timeout=60,
             )
-            assert done.returncode == 1, done.stderr
+            assert done.returncode == 2, done.stderr  # bad input
             assert "not a regular file" in done.stdout + done.stderr and "Traceback" not in done.stderr
 
 
