@@ -18,7 +18,7 @@ from bots.models import BotVersion
 from bots.services import bot_create, bot_version_upload
 from lineit.botkit.limits import Limits
 from lineit_platform.celery import app
-from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, QUEUES
+from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, OUTBOUND, QUEUES
 from tournaments.models import Match
 from tournaments.services.matches.states import match_cancel, match_schedule
 from tournaments.services.matches.sweeper import matches_sweep
@@ -67,11 +67,11 @@ def test_each_kind_of_work_is_sent_to_its_queue(broker, version_factory, alice) 
         filename="bot.py",
         content=b"def act(o):\n    return o['legal_actions'][0]\n",
     )
-    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: 0}
+    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: 0, OUTBOUND: 0}
     # beat sends the periodic tasks by name: each is routed to housekeeping
     for task in settings.CELERY_BEAT_SCHEDULE.values():
         app.send_task(task["task"])
-    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE)}
+    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE), OUTBOUND: 0}
 
 
 def test_within_a_queue_what_someone_waits_for_goes_before_placement_and_sprt(broker, version_factory) -> None:  # type: ignore[no-untyped-def]
@@ -96,7 +96,7 @@ def test_a_lost_message_is_sent_again_to_the_queue_of_its_match(broker, version_
     long_ago = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS + 1)
     Match.objects.filter(pk__in=[manual.pk, ladder.pk]).update(queued_at=long_ago)
     assert matches_sweep()["resent"] == 2
-    assert waiting(broker) == {INTERACTIVE: 1, BULK: 1, HOUSEKEEPING: 0}
+    assert waiting(broker) == {INTERACTIVE: 1, BULK: 1, HOUSEKEEPING: 0, OUTBOUND: 0}
 
 
 def test_a_worker_on_two_queues_serves_the_interactive_one_first(start_worker, version_factory) -> None:  # type: ignore[no-untyped-def]
