@@ -24,7 +24,7 @@ from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
-from lineit_platform.queueing import WAITED_FOR, resend_lost, send_after_commit
+from lineit_platform.queueing import INTERACTIVE, WAITED_FOR, resend_lost, send_after_commit
 
 from .code_cache import version_source
 from .models import Bot, BotVersion
@@ -139,9 +139,12 @@ def _version_create(
     )
 
 
+VALIDATE_TASK = "bots.tasks.bot_version_validate_task"
+
+
 def _queue_validation(version_id: int) -> None:
     send_after_commit(
-        "bots.tasks.bot_version_validate_task",
+        VALIDATE_TASK,
         version_id,
         what=f"the validation of version {version_id}",
         priority=WAITED_FOR,  # before placement, SPRT and bulk work (lineit_platform/queueing.py)
@@ -151,9 +154,10 @@ def _queue_validation(version_id: int) -> None:
 @transaction.atomic
 def bot_validations_resend(*, now: datetime | None = None) -> int:
     """Send again the validation of every version still validating
-    BOT_VALIDATION_RESEND_AFTER_SECONDS after it was last sent (its message was lost: the broker
-    was down at the upload, or a worker dropped it). Validating twice is harmless: only a version
-    still validating is played, and only one result is written. Returns how many were sent."""
+    BOT_VALIDATION_RESEND_AFTER_SECONDS after it was last sent whose message the broker no longer
+    holds (it was lost: the broker was down at the upload, or a worker dropped it; one still
+    waiting behind other validations is not sent twice). Validating twice is harmless: only a
+    version still validating is played, and only one result is written. Returns how many were sent."""
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.BOT_VALIDATION_RESEND_AFTER_SECONDS)
     stuck = resend_lost(
@@ -162,6 +166,8 @@ def bot_validations_resend(*, now: datetime | None = None) -> int:
         before=before,
         now=now,
         send_one=_queue_validation,
+        task=VALIDATE_TASK,
+        queues=[INTERACTIVE],
     )
     if stuck:
         logger.info("validations sent again: %s", stuck)

@@ -147,3 +147,39 @@ def test_an_upload_is_validated_while_a_long_ladder_match_keeps_the_bulk_worker_
     assert BotVersion.objects.get(pk=version.pk).status == "active"
     assert Match.objects.get(pk=long_match.pk).status == "running"  # still playing: it did not wait for it
     match_cancel(match=long_match)
+
+
+def test_a_backlog_is_not_sent_again_only_what_the_broker_lost(broker, version_factory) -> None:  # type: ignore[no-untyped-def]
+    """30 matches wait longer than MATCH_RESEND_AFTER_SECONDS behind a busy ladder: their messages
+    are all still in the queue, so the sweeper sends none again, however often it passes (before,
+    each pass sent the whole backlog once more: 62 -> 122 messages in two minutes). A message the
+    broker lost, and only that one, is sent again; so is one whose match a worker holds
+    unacknowledged (Redis's unacked hash) not."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    versions = [version_factory(), version_factory()]
+    backlog = [
+        match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
+        for _ in range(30)
+    ]
+    assert waiting(broker)[BULK] == 30
+    long_ago = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS + 1)
+    Match.objects.filter(pk__in=[match.pk for match in backlog]).update(queued_at=long_ago)
+    for _ in range(3):
+        assert matches_sweep()["resent"] == 0
+    assert waiting(broker)[BULK] == 30
+    # A worker took one (it is in the unacked hash, not in the queue): not lost either.
+    with app.connection_for_read() as connection:
+        queue = connection.SimpleQueue(BULK)
+        taken = queue.get(block=False)  # left unacknowledged
+        assert matches_sweep()["resent"] == 0
+        assert waiting(broker)[BULK] == 29
+        # The broker loses one message: it alone is sent again.
+        lost = broker.rpop(key(BULK, 9))
+        assert lost is not None
+        assert matches_sweep()["resent"] == 1
+        assert waiting(broker)[BULK] == 29
+        taken.ack()
+        queue.close()
