@@ -9,8 +9,6 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
-from .storage import bot_code_storage
-
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
 # The platform's own words at the start of a rejection reason (bots.services writes them): the
 # failure's kind and where. What follows is the failure's message, which may quote the bot.
@@ -127,11 +125,6 @@ class BotVersion(models.Model):
     def in_placement(self) -> bool:
         return self.placement_started_at is not None and self.placement_ended_at is None
 
-    def read_code(self) -> bytes:
-        """The stored code, as uploaded (or registered, for a built-in bot)."""
-        with bot_code_storage().open(self.path, "rb") as stored:
-            return bytes(stored.read())
-
     @property
     def rejection_summary(self) -> str:
         """Why the version was rejected, as anyone may read it: the failure's kind and where."""
@@ -156,6 +149,9 @@ class StoredCode(models.Model):
 
     name = models.CharField(max_length=255, primary_key=True)
     content = models.BinaryField()
+    # The sha256 of ``content`` as saved: a file under MEDIA_ROOT, or this copy, whose bytes no
+    # longer have it is damaged (bots/storage.py).
+    sha256 = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

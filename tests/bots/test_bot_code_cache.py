@@ -18,7 +18,7 @@ from django.core.files.base import ContentFile
 from django.test import override_settings
 
 import bots.services
-from bots.code_cache import BotCodeUnavailable, version_source
+from bots.code_cache import BotCodeUnavailable, version_code, version_source
 from bots.models import BotVersion, StoredCode
 from bots.services import bot_create, bot_version_upload, bot_version_validate, builtin_bots_register
 from bots.storage import bot_code_storage
@@ -61,7 +61,7 @@ def local_file(version: BotVersion) -> Path:
 def test_the_first_use_fills_the_cache_from_the_storage(uploaded: BotVersion, cache: Path) -> None:
     source = version_source(uploaded)
     assert source.path == cache / uploaded.sha256 / "bot.py"
-    assert source.path.read_bytes() == uploaded.read_code()
+    assert source.path.read_bytes() == version_code(uploaded)
     assert hashlib.sha256(source.path.read_bytes()).hexdigest() == uploaded.sha256
     assert not [path for path in source.path.parent.iterdir() if path.name != "bot.py"]  # no temporary left
 
@@ -118,7 +118,7 @@ def test_a_missing_storage_object_sends_the_match_back_and_blames_no_bot(  # typ
     uploaded: BotVersion, version_factory
 ) -> None:
     match = match_schedule(versions=[uploaded, version_factory()], games=2, seed=9, limits=QUICK)
-    code = uploaded.read_code()
+    code = version_code(uploaded)
     bot_code_storage().delete(uploaded.path)
     with pytest.raises(BotCodeUnavailable, match="is not in the bot storage"):
         match_execute(match_id=match.pk, worker="w")
