@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
+
+from lineit_platform.confusables import name_key
+
+NAME_LOOKS_LIKE = (
+    "a bot with a name that looks like this one exists (a digit for a letter, such as 0 for O or 1 "
+    "for l, rn for m, or another case); choose another"
+)
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
 # The platform's own words at the start of a rejection reason (bots.services writes them): the
@@ -22,6 +31,9 @@ class Bot(models.Model):
         unique=True,
         validators=[RegexValidator(BOT_NAME_PATTERN, "2-40 letters, digits, '.', '_' or '-'")],
     )
+    # The name as a reader sees it (lineit_platform/confusables.py): unique, so nobody may enter
+    # "rand0m" or "rnybot" beside "random" or "mybot". Set from the name whenever it is saved.
+    name_key = models.CharField(max_length=64, unique=True, editable=False)
     description = models.TextField(blank=True)
     is_builtin = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -33,6 +45,24 @@ class Bot(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def _name_changed(self) -> bool:
+        if self.pk is None or not self.name_key:
+            return True
+        return not Bot.objects.filter(pk=self.pk, name=self.name).exists()
+
+    def clean(self) -> None:
+        """A name a reader could take for another bot's is refused (the admin's form, bot_create)."""
+        if self._name_changed() and Bot.objects.exclude(pk=self.pk).filter(name_key=name_key(self.name)).exists():
+            raise ValidationError({"name": NAME_LOOKS_LIKE})
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # One rule of the row: its key follows its name (a look-alike fails on the unique column).
+        if self._name_changed():
+            self.name_key = name_key(self.name)
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "name_key"}
+        super().save(*args, **kwargs)
 
 
 def version_label(bot_name: str, number: int) -> str:

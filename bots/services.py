@@ -23,11 +23,12 @@ from lineit.botkit.schedule import MatchSpec
 from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
+from lineit_platform.confusables import name_key
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
 from lineit_platform.queueing import INTERACTIVE, WAITED_FOR, resend_lost, send_after_commit
 
 from .code_cache import version_source
-from .models import Bot, BotVersion
+from .models import NAME_LOOKS_LIKE, Bot, BotVersion
 from .runner import sandbox_match_run
 from .signals import ACTIVATED, RETIRED, version_changed, version_off_ladder, version_validation_ended
 from .storage import bot_code_storage
@@ -50,8 +51,9 @@ NAME_TAKEN = "name: a bot with this name already exists (names are compared in a
 
 
 def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_builtin: bool = False) -> Bot:
-    """A new bot. Its name is unique in any case (the constraint unique_bot_name_any_case), so
-    of two simultaneous requests for one name, one makes the bot and the other is told why."""
+    """A new bot. Its name is unique in any case (the constraint unique_bot_name_any_case) and up
+    to look-alikes (Bot.name_key: "rand0m" beside "random"), so of two simultaneous requests for
+    one name, or for two look-alikes, one makes the bot and the other is told why."""
     bot = Bot(owner=owner, name=name, description=description, is_builtin=is_builtin)
     try:
         bot.full_clean(validate_unique=False, validate_constraints=False)
@@ -66,6 +68,8 @@ def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_
     except IntegrityError:
         if Bot.objects.filter(name__iexact=name).exists():  # taken in the meantime
             raise ApplicationError(NAME_TAKEN) from None
+        if Bot.objects.filter(name_key=name_key(name)).exists():  # a look-alike, in the meantime
+            raise ApplicationError(f"name: {NAME_LOOKS_LIKE}") from None
         raise
     return bot
 

@@ -601,6 +601,8 @@ THROTTLE_RATES = {
     "tokens": env_rate("API_THROTTLE_TOKENS", "20/min"),  # sign-in attempts per client address
     "login_failures": env_rate("API_THROTTLE_LOGIN_FAILURES", "30/hour"),  # wrong passwords per account
     "signups": env_rate("API_THROTTLE_SIGNUPS", "20/hour"),  # per client address
+    "password_resets": env_rate("API_THROTTLE_PASSWORD_RESETS", "10/hour"),  # per client address
+    "reset_mails": env_rate("API_THROTTLE_RESET_MAILS", "3/hour"),  # per address typed, and per account
 }
 
 

@@ -14,6 +14,9 @@ tokens            sign-ins (API token, login page) and      client address
                   token rotations (API, token page)
 login_failures    wrong passwords for one account           account (the username)
 signups           sign-up form posts                        client address
+password_resets   password reset requests                   client address
+reset_mails       password reset mails                      the address typed, and each
+                                                            account it would go to
 ================  ========================================  ==============================
 
 Rates come from ``settings.THROTTLE_RATES`` (the ``API_THROTTLE_*`` variables), addresses from
@@ -51,6 +54,8 @@ MATCH_REQUESTS = "match_requests"
 TOKENS = "tokens"
 LOGIN_FAILURES = "login_failures"
 SIGNUPS = "signups"
+PASSWORD_RESETS = "password_resets"
+RESET_MAILS = "reset_mails"
 
 PERIODS = {
     "s": ("second", 1),
@@ -74,6 +79,8 @@ _WHAT = {
     TOKENS: "sign-in attempts from your address",
     LOGIN_FAILURES: "failed sign-ins to this account",
     SIGNUPS: "sign-ups from your address",
+    PASSWORD_RESETS: "password reset requests from your address",
+    RESET_MAILS: "password reset mails to this address",
 }
 
 
@@ -225,3 +232,21 @@ def authenticate(request: Any, *, username: str, password: str) -> Any:
     if user is not None:
         give_back(attempt)
     return user
+
+
+def password_reset_hit(request: Any, *, email: str) -> None:
+    """A password reset request: counted per client address and per address typed (whether an
+    account has it or not, so the answer tells nothing of who has an account); RateLimited when
+    either is one too many."""
+    hit(PASSWORD_RESETS, address_ident(request))
+    hit(RESET_MAILS, "email-" + hashlib.sha256(email.strip().casefold().encode()).hexdigest()[:32])
+
+
+def reset_mail_allowed(user: Any) -> bool:
+    """Whether one more reset mail may go to this account now (counted when it may). A refusal is
+    silent: the page answers as for any address, and says nothing of the account."""
+    try:
+        hit(RESET_MAILS, user_ident(user))
+    except RateLimited:
+        return False
+    return True

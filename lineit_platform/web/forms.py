@@ -6,11 +6,13 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 
-from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from bots.models import BOT_NAME_PATTERN, NAME_LOOKS_LIKE, Bot, BotVersion
 from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform import throttles
+from lineit_platform.accounts import username_check
+from lineit_platform.confusables import name_key
 from lineit_platform.errors import ApplicationError
 from notifications.models import NotificationEvent
 from notifications.services import email_check, webhook_url_check
@@ -26,9 +28,41 @@ class NoColonMixin:
         super().__init__(*args, **kwargs)
 
 
+EMAIL_HELP = (
+    "Optional. Used only to send you a link when you forget your password, and the notifications "
+    "you choose (My notifications); never shown to anyone. Without it, a forgotten password cannot "
+    "be reset."
+)
+
+
 class SignUpForm(NoColonMixin, UserCreationForm):
+    """A name no other user's looks like, a password, and an optional address (for resets and
+    the notifications the user chooses; saying so)."""
+
+    email = forms.EmailField(label="Email address", required=False, max_length=254, help_text=EMAIL_HELP)
+
     class Meta(UserCreationForm.Meta):
-        fields = ("username",)
+        fields = ("username", "email")
+
+    def clean_username(self) -> str:
+        username: str | None = super().clean_username()  # None: refused already (another case)
+        if username:
+            username_check(username)
+        return username or ""
+
+    def clean_email(self) -> str:
+        try:
+            return email_check(self.cleaned_data.get("email") or "")
+        except ApplicationError as error:
+            raise forms.ValidationError(error.message) from None
+
+
+class ResetForm(NoColonMixin, PasswordResetForm):
+    """Django's reset form; each account it would mail is counted, and left out past its rate
+    (throttles.reset_mail_allowed), silently: the page says the same for any address."""
+
+    def get_users(self, email: str) -> Any:
+        return (user for user in super().get_users(email) if throttles.reset_mail_allowed(user))
 
 
 class LoginForm(NoColonMixin, AuthenticationForm):
@@ -65,6 +99,8 @@ class BotCreateForm(NoColonMixin, forms.Form):
         name: str = self.cleaned_data["name"]
         if Bot.objects.filter(name__iexact=name).exists():
             raise forms.ValidationError("A bot with this name already exists.")
+        if Bot.objects.filter(name_key=name_key(name)).exists():
+            raise forms.ValidationError(NAME_LOOKS_LIKE[0].upper() + NAME_LOOKS_LIKE[1:] + ".")
         return name
 
 
