@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
+from django.db.models import Q
 from django.db.models.functions import Lower
 
 from lineit_platform.confusables import name_key
@@ -53,7 +54,12 @@ class Bot(models.Model):
 
     def clean(self) -> None:
         """A name a reader could take for another bot's is refused (the admin's form, bot_create)."""
-        if self._name_changed() and Bot.objects.exclude(pk=self.pk).filter(name_key=name_key(self.name)).exists():
+        if not self._name_changed():
+            return
+        found = Bot.objects.exclude(pk=self.pk).filter(Q(name__iexact=self.name) | Q(name_key=name_key(self.name)))
+        taken = found.values_list("name", flat=True).first()  # one read: a racing twin is seen once
+        # The same name in another case is the unique constraint's to say.
+        if taken is not None and taken.casefold() != self.name.casefold():
             raise ValidationError({"name": NAME_LOOKS_LIKE})
 
     def save(self, *args: Any, **kwargs: Any) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.db.models import Q
 
 from bots.models import BOT_NAME_PATTERN, NAME_LOOKS_LIKE, Bot, BotVersion
 from lineit.engine import MAX_PLAYERS, RULESETS
@@ -97,9 +98,12 @@ class BotCreateForm(NoColonMixin, forms.Form):
 
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"]
-        if Bot.objects.filter(name__iexact=name).exists():
+        # One read: a bot made meanwhile is seen once, as the same name or as a look-alike.
+        taken = Bot.objects.filter(Q(name__iexact=name) | Q(name_key=name_key(name))).values_list("name", flat=True)
+        found = taken.first()
+        if found is not None and found.casefold() == name.casefold():
             raise forms.ValidationError("A bot with this name already exists.")
-        if Bot.objects.filter(name_key=name_key(name)).exists():
+        if found is not None:
             raise forms.ValidationError(NAME_LOOKS_LIKE[0].upper() + NAME_LOOKS_LIKE[1:] + ".")
         return name
 

@@ -297,3 +297,13 @@ def test_a_users_notifications_go_one_at_a_time_each_sending_the_next(
     assert outbound_messages() == [("notification_deliver_task", [third.pk])]
     assert notification_deliver(notification_id=third.pk).status == "sent"
     assert outbound_messages() == [] and len(receiver.requests) == 3
+
+
+def test_a_time_limit_below_the_deadlines_is_reported_by_the_system_checks() -> None:
+    from django.test import override_settings
+
+    from lineit_platform.checks import check_platform_settings
+
+    assert "lineit.W020" not in {problem.id for problem in check_platform_settings()}
+    with override_settings(NOTIFICATION_TIME_LIMIT_SECONDS=5, WEBHOOK_TIMEOUT_SECONDS=5.0, EMAIL_TIMEOUT=10):
+        assert "lineit.W020" in {problem.id for problem in check_platform_settings()}
