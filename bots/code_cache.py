@@ -9,6 +9,13 @@ match goes back to the queue, and no bot is blamed). The cache's folders must be
 writable by no one else, every folder above them root's or this user's (or sticky), and a link at a
 copy's name is never followed (lineit/botkit/safe_paths.py): a cache another user can write in
 could swap the code between its check and the match.
+
+Every read of a version's code goes through here, checked against the version's sha256: the
+worker's cache (``version_source``, for matches and validations) and the code itself
+(``version_code``, for the owner's download on the API and the pages). No other bytes are ever
+served or run: the storage gives the intact copy when it has one (bots/storage.py), and bytes that
+are still not the version's are refused, logged as an error and counted
+(``lineit_bot_code_damaged_total{outcome="unrecoverable"}``).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from lineit.botkit.safe_paths import UnsafePath, read_regular_file, secure_folde
 from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES, BotSource
 from lineit.builtin.versions import builtin_version_hash
 
-from .storage import bot_code_storage
+from .storage import DamagedCode, bot_code_storage, damaged_code_counted
 
 if TYPE_CHECKING:  # it only names their type; the models import nothing of the cache
     from .models import BotVersion
@@ -84,6 +91,21 @@ def _shipped_hash(path: Path, signature: tuple[tuple[str, int, int], ...]) -> st
     return builtin_version_hash(path)
 
 
+def version_code(version: BotVersion) -> bytes:
+    """The version's code as it was uploaded (or registered, for a built-in bot), read from the
+    bot storage and checked against the version's sha256 (a built-in bot's file whose version hash
+    covers the modules it borrows: equal to this host's file of that very version). Raises
+    BotCodeUnavailable when the storage does not give it, or gives other bytes."""
+    content = _fetch(version.path, version.label)
+    if hashlib.sha256(content).hexdigest() == version.sha256:
+        return content
+    if version.bot.is_builtin:
+        shipped = shipped_builtin_path(version.bot.name, version.sha256)
+        if shipped is not None and shipped.read_bytes() == content:
+            return content
+    raise _other_bytes(version.path, version.label, content, version.sha256, builtin=version.bot.is_builtin)
+
+
 def bot_code_path(*, name: str, sha256: str, label: str, builtin: bool = False) -> Path:
     """This worker's checked copy of the stored file ``name`` whose content hash is ``sha256``,
     fetched from the bot storage when missing or altered. Raises BotCodeUnavailable."""
@@ -94,20 +116,35 @@ def bot_code_path(*, name: str, sha256: str, label: str, builtin: bool = False) 
     if _holds(cached, sha256):
         return cached
     content = _fetch(name, label)
-    found = hashlib.sha256(content).hexdigest()
-    if found != sha256:
-        if builtin:
-            raise BotCodeUnavailable(
-                f"{label}: this host ships another version of the built-in bot (its file or a built-in "
-                "module it borrows differs), and the stored file alone is not that version; "
-                "a worker running the code that registered it can play it"
-            )
-        raise BotCodeUnavailable(
-            f"{label}: the bot storage holds other bytes than the version's code under {name} "
-            f"(sha256 {found[:12]}..., expected {sha256[:12]}...)"
-        )
+    if hashlib.sha256(content).hexdigest() != sha256:
+        raise _other_bytes(name, label, content, sha256, builtin=builtin)
     _write(cached, content)
     return cached
+
+
+def _other_bytes(name: str, label: str, content: bytes, sha256: str, *, builtin: bool) -> BotCodeUnavailable:
+    """The refusal of stored bytes that are not the version's code (logged, and counted when the
+    storage holds damaged code rather than another host's built-in)."""
+    if builtin:
+        return BotCodeUnavailable(
+            f"{label}: this host ships another version of the built-in bot (its file or a built-in "
+            "module it borrows differs), and the stored file alone is not that version; "
+            "a worker running the code that registered it can play it"
+        )
+    found = hashlib.sha256(content).hexdigest()
+    logger.error(
+        "bot code: the bot storage holds other bytes than the code of %s under %s (sha256 %s..., expected "
+        "%s...); refused, never served or run",
+        label,
+        name,
+        found[:12],
+        sha256[:12],
+    )
+    damaged_code_counted("unrecoverable")
+    return BotCodeUnavailable(
+        f"{label}: the bot storage holds other bytes than the version's code under {name} "
+        f"(sha256 {found[:12]}..., expected {sha256[:12]}...)"
+    )
 
 
 def _holds(cached: Path, sha256: str) -> bool:
@@ -147,6 +184,8 @@ def _fetch(name: str, label: str) -> bytes:
             return bytes(stored.read(MAX_READ_BYTES + 1))
     except FileNotFoundError:
         raise BotCodeUnavailable(f"{label}: its code ({name}) is not in the bot storage") from None
+    except DamagedCode as error:  # logged and counted by the storage
+        raise BotCodeUnavailable(f"{label}: {error}") from None
     except Exception as error:  # S3 outages and refusals, a database that did not answer
         raise BotCodeUnavailable(
             f"{label}: the bot storage did not give its code ({name}): {type(error).__name__}: {error}"

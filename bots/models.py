@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
+from django.db.models import Q
 from django.db.models.functions import Lower
 
-from .storage import bot_code_storage
+from lineit_platform.confusables import name_key
+
+NAME_LOOKS_LIKE = (
+    "a bot with a name that looks like this one exists (a digit for a letter, such as 0 for O or 1 "
+    "for l, rn for m, or another case); choose another"
+)
 
 BOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{1,39}$"
 # The platform's own words at the start of a rejection reason (bots.services writes them): the
@@ -24,6 +32,9 @@ class Bot(models.Model):
         unique=True,
         validators=[RegexValidator(BOT_NAME_PATTERN, "2-40 letters, digits, '.', '_' or '-'")],
     )
+    # The name as a reader sees it (lineit_platform/confusables.py): unique, so nobody may enter
+    # "rand0m" or "rnybot" beside "random" or "mybot". Set from the name whenever it is saved.
+    name_key = models.CharField(max_length=64, unique=True, editable=False)
     description = models.TextField(blank=True)
     is_builtin = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -35,6 +46,29 @@ class Bot(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def _name_changed(self) -> bool:
+        if self.pk is None or not self.name_key:
+            return True
+        return not Bot.objects.filter(pk=self.pk, name=self.name).exists()
+
+    def clean(self) -> None:
+        """A name a reader could take for another bot's is refused (the admin's form, bot_create)."""
+        if not self._name_changed():
+            return
+        found = Bot.objects.exclude(pk=self.pk).filter(Q(name__iexact=self.name) | Q(name_key=name_key(self.name)))
+        taken = found.values_list("name", flat=True).first()  # one read: a racing twin is seen once
+        # The same name in another case is the unique constraint's to say.
+        if taken is not None and taken.casefold() != self.name.casefold():
+            raise ValidationError({"name": NAME_LOOKS_LIKE})
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # One rule of the row: its key follows its name (a look-alike fails on the unique column).
+        if self._name_changed():
+            self.name_key = name_key(self.name)
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "name_key"}
+        super().save(*args, **kwargs)
 
 
 def version_label(bot_name: str, number: int) -> str:
@@ -127,11 +161,6 @@ class BotVersion(models.Model):
     def in_placement(self) -> bool:
         return self.placement_started_at is not None and self.placement_ended_at is None
 
-    def read_code(self) -> bytes:
-        """The stored code, as uploaded (or registered, for a built-in bot)."""
-        with bot_code_storage().open(self.path, "rb") as stored:
-            return bytes(stored.read())
-
     @property
     def rejection_summary(self) -> str:
         """Why the version was rejected, as anyone may read it: the failure's kind and where."""
@@ -156,6 +185,9 @@ class StoredCode(models.Model):
 
     name = models.CharField(max_length=255, primary_key=True)
     content = models.BinaryField()
+    # The sha256 of ``content`` as saved: a file under MEDIA_ROOT, or this copy, whose bytes no
+    # longer have it is damaged (bots/storage.py).
+    sha256 = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -24,11 +24,12 @@ from lineit.botkit.schedule import MatchSpec, new_seed
 from lineit.botkit.sources import BUILTIN_DIR, BUILTIN_NAMES
 from lineit.botkit.untrusted import storable_text
 from lineit.builtin.versions import builtin_version_hash
+from lineit_platform.confusables import name_key
 from lineit_platform.errors import ApplicationError, Conflict, Forbidden
-from lineit_platform.queueing import WAITED_FOR, resend_lost, send_after_commit
+from lineit_platform.queueing import INTERACTIVE, WAITED_FOR, resend_lost, send_after_commit
 
 from .code_cache import version_source
-from .models import Bot, BotVersion
+from .models import NAME_LOOKS_LIKE, Bot, BotVersion
 from .runner import sandbox_match_run
 from .signals import ACTIVATED, RETIRED, version_changed, version_off_ladder, version_validation_ended
 from .storage import bot_code_storage
@@ -51,8 +52,9 @@ NAME_TAKEN = "name: a bot with this name already exists (names are compared in a
 
 
 def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_builtin: bool = False) -> Bot:
-    """A new bot. Its name is unique in any case (the constraint unique_bot_name_any_case), so
-    of two simultaneous requests for one name, one makes the bot and the other is told why."""
+    """A new bot. Its name is unique in any case (the constraint unique_bot_name_any_case) and up
+    to look-alikes (Bot.name_key: "rand0m" beside "random"), so of two simultaneous requests for
+    one name, or for two look-alikes, one makes the bot and the other is told why."""
     bot = Bot(owner=owner, name=name, description=description, is_builtin=is_builtin)
     try:
         bot.full_clean(validate_unique=False, validate_constraints=False)
@@ -67,6 +69,8 @@ def bot_create(*, owner: AbstractBaseUser, name: str, description: str = "", is_
     except IntegrityError:
         if Bot.objects.filter(name__iexact=name).exists():  # taken in the meantime
             raise ApplicationError(NAME_TAKEN) from None
+        if Bot.objects.filter(name_key=name_key(name)).exists():  # a look-alike, in the meantime
+            raise ApplicationError(f"name: {NAME_LOOKS_LIKE}") from None
         raise
     return bot
 
@@ -140,9 +144,12 @@ def _version_create(
     )
 
 
+VALIDATE_TASK = "bots.tasks.bot_version_validate_task"
+
+
 def _queue_validation(version_id: int) -> None:
     send_after_commit(
-        "bots.tasks.bot_version_validate_task",
+        VALIDATE_TASK,
         version_id,
         what=f"the validation of version {version_id}",
         priority=WAITED_FOR,  # before placement, SPRT and bulk work (lineit_platform/queueing.py)
@@ -152,9 +159,10 @@ def _queue_validation(version_id: int) -> None:
 @transaction.atomic
 def bot_validations_resend(*, now: datetime | None = None) -> int:
     """Send again the validation of every version still validating
-    BOT_VALIDATION_RESEND_AFTER_SECONDS after it was last sent (its message was lost: the broker
-    was down at the upload, or a worker dropped it). Validating twice is harmless: only a version
-    still validating is played, and only one result is written. Returns how many were sent."""
+    BOT_VALIDATION_RESEND_AFTER_SECONDS after it was last sent whose message the broker no longer
+    holds (it was lost: the broker was down at the upload, or a worker dropped it; one still
+    waiting behind other validations is not sent twice). Validating twice is harmless: only a
+    version still validating is played, and only one result is written. Returns how many were sent."""
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.BOT_VALIDATION_RESEND_AFTER_SECONDS)
     stuck = resend_lost(
@@ -163,6 +171,8 @@ def bot_validations_resend(*, now: datetime | None = None) -> int:
         before=before,
         now=now,
         send_one=_queue_validation,
+        task=VALIDATE_TASK,
+        queues=[INTERACTIVE],
     )
     if stuck:
         logger.info("validations sent again: %s", stuck)

@@ -3,7 +3,8 @@ from django.apps import AppConfig
 
 class PlatformConfig(AppConfig):
     """The project itself as an app: it makes its Celery app the current one and registers its
-    system checks and its database connections' execute wrapper once Django is ready."""
+    system checks, its database connections' execute wrapper and the receiver that keeps the keys
+    of users' names (accounts.py) once Django is ready."""
 
     name = "lineit_platform"
     verbose_name = "Line-it Arena"
@@ -14,3 +15,6 @@ class PlatformConfig(AppConfig):
         import lineit_platform.celery
         import lineit_platform.checks
         import lineit_platform.database  # noqa: F401
+        from lineit_platform.accounts import connect_receivers
+
+        connect_receivers()  # the keys of every user's name, whichever face saves it

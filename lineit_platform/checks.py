@@ -62,6 +62,17 @@ def check_platform_settings(app_configs: Any = None, **kwargs: Any) -> list[Erro
                 id="lineit.W003",
             )
         )
+    deadline = max(settings.WEBHOOK_TIMEOUT_SECONDS, settings.EMAIL_TIMEOUT)
+    time_limit = settings.NOTIFICATION_TIME_LIMIT_SECONDS
+    if time_limit <= deadline:
+        problems.append(
+            Warning(
+                f"NOTIFICATION_TIME_LIMIT_SECONDS ({time_limit}) must exceed the "
+                f"deadlines of a webhook and a mail (WEBHOOK_TIMEOUT_SECONDS, EMAIL_TIMEOUT: {deadline:g} s), or "
+                "every slow delivery is stopped by the time limit instead",
+                id="lineit.W020",
+            )
+        )
     if settings.REQUEST_MAX_BYTES <= settings.BOT_UPLOAD_MAX_BYTES:
         problems.append(
             Error(

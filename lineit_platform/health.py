@@ -12,11 +12,15 @@ serve them (pages, uploads, match requests queue up) while the workers are down;
 the whole site away for what only delays matches. ``GET /health/?workers=required`` answers 503
 then too, for a monitor or an orchestrator that watches the workers through the web.
 No login, no session, no cache: it must answer the same for anyone, quickly, whatever else is
-down; it reads no row but the workers' heartbeats (a row per worker).
+down; it reads no row but the workers' heartbeats (a row per worker). What it says of an error
+depends on who asks: the line a driver writes names the database's or the broker's host and port,
+so anyone but staff and the metrics token's bearer gets only the error's kind
+(``OperationalError``), and the whole line goes to the log.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -27,6 +31,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from lineit_platform.queueing import QUEUES
+
+logger = logging.getLogger(__name__)
 
 BROKER_TIMEOUT_SECONDS = 2.0
 
@@ -72,12 +78,14 @@ def _workers(*, names: bool) -> dict[str, Any]:
     return {"ok": not missing, "queues": serving, "beat": beats, "missing": missing}
 
 
-def _names_shown(request: HttpRequest) -> bool:
+def _names_shown(request: HttpRequest, *, database_ok: bool = True) -> bool:
+    """Staff (asked only while the database answers: a session is read there) and the metrics
+    token's bearer."""
     from lineit_platform.metrics import metrics_token_given
 
-    return bool(getattr(request.user, "is_staff", False)) or (
-        bool(settings.METRICS_TOKEN) and metrics_token_given(request)
-    )
+    if bool(settings.METRICS_TOKEN) and metrics_token_given(request):
+        return True
+    return database_ok and bool(getattr(request.user, "is_staff", False))
 
 
 def _broker() -> dict[str, Any]:
@@ -99,12 +107,26 @@ def _broker() -> dict[str, Any]:
     return {"ok": True, "ms": round(1000 * (time.perf_counter() - started), 1), "queues": waiting}
 
 
+def _told(check: str, answer: dict[str, Any], *, details: bool) -> dict[str, Any]:
+    """``answer`` as this client may read it: an error's whole line for staff, its kind for anyone
+    else (the line names hosts and ports); the line is logged either way."""
+    error = answer.get("error")
+    if error is None:
+        return answer
+    logger.warning("health: the %s does not answer: %s", check, error)
+    if details:
+        return answer
+    return {**answer, "error": str(error).split(":", 1)[0]}
+
+
 @never_cache
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
     database, broker = _database(), _broker()
+    details = _names_shown(request, database_ok=database["ok"])
+    database, broker = _told("database", database, details=details), _told("broker", broker, details=details)
     workers = (
-        _workers(names=_names_shown(request))
+        _told("heartbeats", _workers(names=details), details=details)
         if database["ok"]
         else {"ok": False, "error": "the database does not answer"}
     )

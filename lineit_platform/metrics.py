@@ -16,6 +16,9 @@ What a scrape reads, each cheap whatever the number of matches (no scan of a lar
   marks a match tallied, whichever got there first: tournaments/services/matches/after.py's match_ended
   tallies every match that ends, after commit, and the tasks' hook is kept as a second chance);
   a cancelled match has no duration;
+- ``lineit_bot_code_damaged_total{outcome}``: copies of bot code found damaged when read
+  (bots/storage.py, bots/code_cache.py): repaired from the database's copy, unrepaired (served
+  from the copy, the file not written again), unrecoverable (no intact copy: refused);
 - ``lineit_queue_messages{queue}``: the messages waiting in each queue, asked of the broker;
 - ``lineit_workers{queue}``: the workers alive on each queue (their heartbeats).
 
@@ -50,6 +53,8 @@ logger = logging.getLogger(__name__)
 ENDED = "lineit_matches_ended"
 DURATION = "lineit_match_duration_seconds"
 FAILURES = "lineit_game_failures"
+BOT_CODE_DAMAGED = "lineit_bot_code_damaged"
+BOT_CODE_OUTCOMES = ("repaired", "unrepaired", "unrecoverable")
 # Seconds from a match's start to its end: a two-game validation to an 8-hour tournament match.
 DURATION_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, 14400.0, 28800.0)
 INFINITY = "+Inf"
@@ -187,6 +192,15 @@ class PlatformCollector(Collector):
             for kind, value in sorted(tallies.get(FAILURES, {}).items()):
                 failures.add_metric([kind], value)
             yield failures
+            damaged = CounterMetricFamily(
+                BOT_CODE_DAMAGED,
+                "Copies of bot code found damaged when read, by outcome (repaired from an intact copy, "
+                "unrepaired, unrecoverable: refused).",
+                labels=["outcome"],
+            )
+            for outcome in BOT_CODE_OUTCOMES:
+                damaged.add_metric([outcome], tallies.get(BOT_CODE_DAMAGED, {}).get(outcome, 0.0))
+            yield damaged
             alive = GaugeMetricFamily("lineit_workers", "Workers alive (heartbeats), by queue.", labels=["queue"])
             for queue, names in workers.items():
                 alive.add_metric([queue], len(names))

@@ -4,6 +4,7 @@ tiny (a row per worker, a row per metric and label set), whatever the number of 
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -49,3 +50,21 @@ class MetricTalliedMatch(models.Model):
 
     def __str__(self) -> str:
         return f"match {self.match_id} tallied"
+
+
+class UsernameKey(models.Model):
+    """A user's name as a reader sees it (lineit_platform/confusables.py): written with the user
+    whenever its name is set (lineit_platform/accounts.py), unique by both keys, so that no two
+    users, whatever face made them and however simultaneous, have names a reader could take for
+    each other (``аlice`` beside ``alice``, ``ALICE`` beside ``alice``). ``username`` is the name
+    the keys were made from."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="username_key"
+    )
+    username = models.CharField(max_length=150)
+    name_key = models.CharField(max_length=64, unique=True)
+    folded_key = models.CharField(max_length=64, unique=True)
+
+    def __str__(self) -> str:
+        return f"name keys of {self.username}"

@@ -428,8 +428,10 @@ EMAIL_USE_TLS = _EMAIL.get("EMAIL_USE_TLS", env_bool("EMAIL_USE_TLS", False))
 EMAIL_USE_SSL = _EMAIL.get("EMAIL_USE_SSL", env_bool("EMAIL_USE_SSL", False))
 if EMAIL_USE_TLS and EMAIL_USE_SSL:
     raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be true")
+# Over SMTP, Django's backend with one total deadline: a send ends within EMAIL_TIMEOUT seconds,
+# whatever the relay does (notifications/mail.py).
 EMAIL_BACKEND = (
-    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+    "notifications.mail.DeadlineEmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
 )
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Line-it Arena <noreply@localhost>")
@@ -442,6 +444,11 @@ if not SITE_URL.startswith(("http://", "https://")):
 NOTIFICATION_MAX_ATTEMPTS = env_int("NOTIFICATION_MAX_ATTEMPTS", 5, minimum=1, maximum=30)
 NOTIFICATION_RETRY_SECONDS = env_float("NOTIFICATION_RETRY_SECONDS", 30.0, minimum=0.0)
 NOTIFICATION_RETRY_MAX_SECONDS = env_float("NOTIFICATION_RETRY_MAX_SECONDS", 3600.0, minimum=0.0)
+# The backstop of one delivery task (docs/platform.md, "Notifications"): its soft time limit, which
+# records the attempt as failed and schedules the next; the hard one comes 30 s later. A webhook and
+# a mail each end within their own deadline (WEBHOOK_TIMEOUT_SECONDS, EMAIL_TIMEOUT) well before.
+NOTIFICATION_TIME_LIMIT_SECONDS = env_int("NOTIFICATION_TIME_LIMIT_SECONDS", 60, minimum=1)
+NOTIFICATION_HARD_TIME_LIMIT_SECONDS = NOTIFICATION_TIME_LIMIT_SECONDS + 30
 # Webhooks: https only, to public addresses only (every address the host resolves to), on these
 # ports, no credentials in the URL, no redirects followed, at most WEBHOOK_TIMEOUT_SECONDS for the
 # whole request. DEBUG allows http and any address and port. WEBHOOK_ALLOW_LOOPBACK (for tests: a
@@ -523,16 +530,26 @@ CELERY_TASK_ROUTES = {
         )
     },
 }
-# Notifications: short, on the queue that never waits behind a match. The tasks' former names
-# (lineit_platform.notifications.tasks.*) are aliases for one release, so that what the previous
-# release queued is still consumed where it was sent (notifications/tasks.py): remove them after.
+# Notifications: making them from an event is the platform's own work, a few reads and writes
+# (housekeeping); delivering them talks to the users' servers (webhooks, mail): a queue of its own,
+# "outbound", served by a worker of its own, so that no receiver, however slow, holds the upkeep.
+# The tasks' former names (lineit_platform.notifications.tasks.*) are aliases for one release: what
+# the previous release queued on housekeeping is handed over there to the new names
+# (notifications/tasks.py).
 CELERY_TASK_ROUTES.update(
     {
-        f"{module}.{name}": {"queue": "housekeeping"}
-        for module in ("notifications.tasks", "lineit_platform.notifications.tasks")
+        "notifications.tasks.notification_event_task": {"queue": "housekeeping"},
+        "notifications.tasks.notification_send_task": {"queue": "housekeeping"},
+        "notifications.tasks.notification_deliver_task": {"queue": "outbound"},
+    }
+)
+CELERY_TASK_ROUTES.update(
+    {
+        f"lineit_platform.notifications.tasks.{name}": {"queue": "housekeeping"}
         for name in ("notification_event_task", "notification_send_task", "notification_deliver_task")
     }
 )
+CELERY_TASK_ROUTES["notifications.tasks.notifications_sweep_task"] = {"queue": "housekeeping"}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
@@ -544,6 +561,8 @@ CELERY_BEAT_SCHEDULE = {
     "tournaments-tick": {"task": "tournaments.tasks.tournaments_tick", "schedule": SWEEP_INTERVAL_SECONDS},
     # Folds in a batch whose message was lost, cancels tests whose version left play unnoticed.
     "sprt-sweep": {"task": "tournaments.tasks.sprt_sweep_task", "schedule": SWEEP_INTERVAL_SECONDS},
+    # Delivers what a stopped attempt or a lost message left pending (notifications/services.py).
+    "notifications-sweep": {"task": "notifications.tasks.notifications_sweep_task", "schedule": SWEEP_INTERVAL_SECONDS},
 }
 
 # --- API (lineit_platform/api) ---------------------------------------------------------------
@@ -614,6 +633,8 @@ THROTTLE_RATES = {
     "login_failures_address": env_rate("API_THROTTLE_LOGIN_FAILURES_ADDRESS", "50/hour"),
     "login_failures_account": env_rate("API_THROTTLE_LOGIN_FAILURES_ACCOUNT", "300/hour"),
     "signups": env_rate("API_THROTTLE_SIGNUPS", "20/hour"),  # per client address
+    "password_resets": env_rate("API_THROTTLE_PASSWORD_RESETS", "10/hour"),  # per client address
+    "reset_mails": env_rate("API_THROTTLE_RESET_MAILS", "3/hour"),  # per address typed, and per account
 }
 
 

@@ -19,6 +19,9 @@ login_failures_   wrong passwords for one account, from     account (the usernam
 account           anywhere: past it the account is "under
                   attack" (see below), never locked
 signups           sign-up form posts                        client address
+password_resets   password reset requests                   client address
+reset_mails       password reset mails                      the address typed, and each
+                                                            account it would go to
 ================  ========================================  ==============================
 
 Sign-in: throttle the guesser, not the victim. Counting wrong passwords per account alone (as
@@ -84,6 +87,8 @@ LOGIN_FAILURES = "login_failures"
 LOGIN_FAILURES_ADDRESS = "login_failures_address"
 LOGIN_FAILURES_ACCOUNT = "login_failures_account"
 SIGNUPS = "signups"
+PASSWORD_RESETS = "password_resets"
+RESET_MAILS = "reset_mails"
 
 PERIODS = {
     "s": ("second", 1),
@@ -108,6 +113,8 @@ _WHAT = {
     LOGIN_FAILURES: "failed sign-ins to this account from your address",
     LOGIN_FAILURES_ADDRESS: "failed sign-ins from your address",
     SIGNUPS: "sign-ups from your address",
+    PASSWORD_RESETS: "password reset requests from your address",
+    RESET_MAILS: "password reset mails to this address",
 }
 
 
@@ -293,3 +300,21 @@ def authenticate(request: Any, *, username: str, password: str) -> Any:
         with contextlib.suppress(Exception):  # a cache that does not answer: the address stays unknown
             cache.set(_known_key(account, address), 1, timeout=KNOWN_CLIENT_SECONDS)
     return user
+
+
+def password_reset_hit(request: Any, *, email: str) -> None:
+    """A password reset request: counted per client address and per address typed (whether an
+    account has it or not, so the answer tells nothing of who has an account); RateLimited when
+    either is one too many."""
+    hit(PASSWORD_RESETS, address_ident(request))
+    hit(RESET_MAILS, "email-" + hashlib.sha256(email.strip().casefold().encode()).hexdigest()[:32])
+
+
+def reset_mail_allowed(user: Any) -> bool:
+    """Whether one more reset mail may go to this account now (counted when it may). A refusal is
+    silent: the page answers as for any address, and says nothing of the account."""
+    try:
+        hit(RESET_MAILS, user_ident(user))
+    except RateLimited:
+        return False
+    return True

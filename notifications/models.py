@@ -58,7 +58,7 @@ class Notification(models.Model):
         WEBHOOK = "webhook"
 
     class Status(models.TextChoices):
-        PENDING = "pending"  # being sent, or waiting for its next attempt
+        PENDING = "pending"  # being sent (sending_until), waiting for its turn or for its next attempt
         SENT = "sent"
         FAILED = "failed"  # given up: out of attempts, or refused for good (last_error says why)
 
@@ -76,6 +76,12 @@ class Notification(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
+    # An attempt in progress holds the notification until then (its worker's time limit and a
+    # margin): a user has one attempt in progress at a time (services.notification_deliver), and
+    # one whose worker was killed is taken up again by the sweeper once this has passed.
+    sending_until = models.DateTimeField(null=True, blank=True)
+    # When its delivery task was last sent: the sweeper sends again only what was lost.
+    queued_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "bots_notification"
@@ -83,7 +89,13 @@ class Notification(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user", "channel", "key"], name="unique_notification_per_channel")
         ]
-        indexes = [models.Index(fields=["user", "-created_at"], name="notification_user_recent")]
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="notification_user_recent"),
+            # The pending ones, few at any time: the sweeper and each user's turn read them.
+            models.Index(
+                fields=["user", "created_at"], name="notification_pending", condition=models.Q(status="pending")
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.channel} {self.event} to user {self.user_id} ({self.status})"

@@ -1,36 +1,32 @@
 """Writes about notifications: telling an event or a message (its task sent after commit), a
-user's settings, the notifications an event makes, and their delivery (one attempt each call;
-the task tries again with backoff)."""
+user's settings, and the notifications an event makes (their delivery: delivery.py)."""
 
 from __future__ import annotations
 
 import logging
-import smtplib
 from collections.abc import Iterable
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.core.mail import EmailMessage
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from lineit_platform.errors import ApplicationError
 from lineit_platform.queueing import send_after_commit
 
+from .deadline import total_deadline
+from .delivery import lock_users, send_next
 from .messages import Message, absolute
 from .models import Notification, NotificationEvent, NotificationSettings
-from .webhooks import WebhookFailed, WebhookRefused, webhook_check, webhook_post
+from .webhooks import WebhookRefused, webhook_check
 
 logger = logging.getLogger(__name__)
 
 EVENT_TASK = "notifications.tasks.notification_event_task"
 SEND_TASK = "notifications.tasks.notification_send_task"
-DELIVER_TASK = "notifications.tasks.notification_deliver_task"
 EMAIL_MAX_LENGTH = 254
 
 
@@ -123,10 +119,17 @@ def webhook_url_check(url: str) -> str:
     """The URL as it will be stored ("" turns webhooks off), or ApplicationError saying why not."""
     url = url.strip()
     if url:
+        seconds = settings.WEBHOOK_TIMEOUT_SECONDS
         try:
-            webhook_check(url)
+            with total_deadline(seconds):  # its host's name server may not answer
+                webhook_check(url)
         except WebhookRefused as refusal:
             raise ApplicationError(f"webhook_url: {refusal}", extra={"field": "webhook_url"}) from None
+        except TimeoutError:
+            raise ApplicationError(
+                f"webhook_url: its host's name was not looked up within {seconds:g} s; try again later",
+                extra={"field": "webhook_url"},
+            ) from None
     return url
 
 
@@ -177,12 +180,19 @@ def notification_settings_update(
 # --- Making notifications from an event -------------------------------------------------------
 
 
+@transaction.atomic
 def notifications_create(messages: Iterable[Message]) -> list[Notification]:
-    """One notification per message and channel the user chose, each delivered by a task sent
-    after commit. A message already made (same user, channel and key) is not made again."""
+    """One notification per message and channel the user chose, each delivered in its user's
+    turn (delivery.py: the first one's task is sent after commit unless one of theirs is being
+    delivered, which sends the next when it ends). A message already made (same user, channel and
+    key) is not made again."""
+    messages = list(messages)
+    lock_users(message.user_id for message in messages)
     made = []
     for message in messages:
         made += _create_for(message)
+    for user_id, channel in dict.fromkeys((notification.user_id, notification.channel) for notification in made):
+        send_next(user_id=user_id, channel=channel)
     return made
 
 
@@ -213,7 +223,6 @@ def _create_for(message: Message) -> list[Notification]:
                 )
         except IntegrityError:
             continue  # told already (the event's task ran twice)
-        send_after_commit(DELIVER_TASK, notification.pk, what=f"notification {notification.pk}")
         made.append(notification)
     return made
 
@@ -234,89 +243,3 @@ def webhook_payload(message: Message) -> dict[str, Any]:
         "url": message.url,
         **message.data,
     }
-
-
-# --- Delivering one -------------------------------------------------------------------------
-
-
-class DeliveryFailed(Exception):
-    """This attempt failed and another is due in ``retry_in`` seconds."""
-
-    def __init__(self, message: str, *, retry_in: float) -> None:
-        super().__init__(message)
-        self.retry_in = retry_in
-
-
-def retry_delay(attempts: int) -> float:
-    """Seconds before the next attempt after ``attempts`` failed ones: NOTIFICATION_RETRY_SECONDS
-    doubled each time, at most NOTIFICATION_RETRY_MAX_SECONDS."""
-    return float(
-        min(settings.NOTIFICATION_RETRY_SECONDS * 2 ** (attempts - 1), settings.NOTIFICATION_RETRY_MAX_SECONDS)
-    )
-
-
-def notification_deliver(*, notification_id: int) -> Notification | None:
-    """One attempt at delivering the notification. Sent, given up, or DeliveryFailed (another
-    attempt is due: the task retries after its ``retry_in``). One sent or given up already is left
-    as it is (a redelivered task sends nothing twice). The row is claimed with a conditional
-    UPDATE of its attempts, so two workers cannot both send one attempt."""
-    notification = Notification.objects.filter(pk=notification_id).first()
-    if notification is None or notification.status != Notification.Status.PENDING:
-        return notification
-    attempt = notification.attempts + 1
-    if not Notification.objects.filter(
-        pk=notification.pk, status=Notification.Status.PENDING, attempts=notification.attempts
-    ).update(attempts=attempt):
-        return None  # another worker took this attempt
-    notification.attempts = attempt
-    try:
-        _send(notification)
-    except (WebhookFailed, WebhookRefused, smtplib.SMTPException, OSError) as error:
-        return _failed(notification, error)
-    Notification.objects.filter(pk=notification.pk).update(
-        status=Notification.Status.SENT, sent_at=timezone.now(), next_attempt_at=None, last_error=""
-    )
-    notification.refresh_from_db()
-    return notification
-
-
-def _send(notification: Notification) -> None:
-    if notification.channel == Notification.Channel.EMAIL:
-        mail = EmailMessage(
-            subject=notification.subject,
-            body=notification.text,
-            from_email=settings.DEFAULT_FROM_EMAIL,
-            to=[notification.destination],
-        )
-        mail.send(fail_silently=False)
-    else:
-        webhook_post(notification.destination, notification.payload)
-
-
-def _permanent(error: Exception) -> bool:
-    if isinstance(error, WebhookRefused):
-        return True
-    if isinstance(error, WebhookFailed):
-        return error.permanent
-    return isinstance(error, smtplib.SMTPRecipientsRefused)
-
-
-def _failed(notification: Notification, error: Exception) -> Notification:
-    message = str(error) or type(error).__name__
-    if isinstance(error, smtplib.SMTPException | OSError) and not isinstance(error, WebhookFailed):
-        message = f"mail: {type(error).__name__}: {message}"
-    message = message[:500]
-    out_of_attempts = notification.attempts >= settings.NOTIFICATION_MAX_ATTEMPTS
-    if _permanent(error) or out_of_attempts:
-        why = "given up" if _permanent(error) else f"given up after {notification.attempts} attempts"
-        logger.info("notification %s %s: %s", notification.pk, why, message)
-        Notification.objects.filter(pk=notification.pk).update(
-            status=Notification.Status.FAILED, last_error=message, next_attempt_at=None
-        )
-        notification.refresh_from_db()
-        return notification
-    delay = retry_delay(notification.attempts)
-    Notification.objects.filter(pk=notification.pk).update(
-        last_error=message, next_attempt_at=timezone.now() + timedelta(seconds=delay)
-    )
-    raise DeliveryFailed(message, retry_in=delay)

@@ -2,12 +2,15 @@
 
 The URL is the user's, so the platform must not become their way into its own network: https
 only, no credentials in it, only the ports of WEBHOOK_PORTS, and every address its host resolves
-to public (no private, loopback, link-local, multicast, reserved or unspecified address). The
-request then goes to the very address that was checked (no second lookup a DNS server could
-answer differently), with TLS verified against the host's name, no redirect followed, a whole
-request bounded by WEBHOOK_TIMEOUT_SECONDS and at most RESPONSE_MAX_BYTES of the answer read.
-DEBUG allows http and any address and port; WEBHOOK_ALLOW_LOOPBACK (tests) allows http and any
-port to loopback addresses only. Standard library only (http.client, ssl, socket).
+to public (lineit_platform/addresses.py: public_address_refusal, the IANA special-purpose
+registries, and an IPv6 address that carries an IPv4 one, 6to4, Teredo, NAT64, mapped, judged by
+that one). The request then goes to the very address that was checked (no second lookup a DNS
+server could answer differently), with TLS verified against the host's name, no redirect
+followed, at most RESPONSE_MAX_BYTES of the answer read, and the whole of it (lookup, connect,
+TLS, request, status line, headers, body) within WEBHOOK_TIMEOUT_SECONDS: one deadline that every
+socket operation obeys (notifications/deadline.py), so a receiver that trickles its answer gets
+no more. DEBUG allows http and any address and port; WEBHOOK_ALLOW_LOOPBACK (tests) allows http
+and any port to loopback addresses only. Standard library only (http.client, ssl, socket).
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ import http.client
 import ipaddress
 import socket
 import ssl
-import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 from django.conf import settings
+
+from lineit_platform.addresses import public_address_refusal
+
+from .deadline import connect, deadline_tls, resolve, total_deadline
 
 URL_MAX_LENGTH = 2000
 RESPONSE_MAX_BYTES = 4096
@@ -53,19 +59,6 @@ class Target:
     path: str
 
 
-def _is_public(address: IPAddress) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global and not (
-        address.is_private
-        or address.is_loopback
-        or address.is_link_local
-        or address.is_multicast
-        or address.is_reserved
-        or address.is_unspecified
-    )
-
-
 def _resolve(host: str, port: int) -> list[IPAddress]:
     try:
         literal = ipaddress.ip_address(host)
@@ -74,7 +67,9 @@ def _resolve(host: str, port: int) -> list[IPAddress]:
     else:
         return [literal]
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        found = resolve(host, port)
+    except TimeoutError:
+        raise  # no answer in time: the caller says so (a failure to try again, or a refusal when saved)
     except (socket.gaierror, UnicodeError, OSError):
         raise WebhookRefused(f"the host {host} cannot be resolved") from None
     # An IPv6 address may carry a zone ("fe80::1%eth0"): the address alone is what is checked.
@@ -109,21 +104,28 @@ def webhook_check(url: str) -> Target:
             allowed = ", ".join(str(number) for number in settings.WEBHOOK_PORTS)
             raise WebhookRefused(f"the port must be one of {allowed}, not {port}")
         for address in addresses:
-            if not _is_public(address):
-                raise WebhookRefused(f"{host} resolves to {address}, which is not a public address")
+            refusal = public_address_refusal(address)
+            if refusal is not None:
+                raise WebhookRefused(f"{host} resolves to {address}, {refusal}")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return Target(scheme=parts.scheme, host=host, port=port, address=str(addresses[0]), path=path)
 
 
+def _family(address: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ipaddress.ip_address(address).version == 6 else socket.AF_INET
+
+
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """HTTPS to a checked address, the certificate verified against the host's name."""
+    """HTTPS to a checked address, the certificate verified against the host's name, every
+    socket operation within the deadline."""
 
     def __init__(self, target: Target, timeout: float) -> None:
-        super().__init__(target.host, target.port, timeout=timeout, context=ssl.create_default_context())
+        context = deadline_tls(ssl.create_default_context())
+        super().__init__(target.host, target.port, timeout=timeout, context=context)
         self.target = target
 
     def connect(self) -> None:
-        sock = socket.create_connection((self.target.address, self.port), self.timeout)
+        sock = connect((self.target.address, self.port), _family(self.target.address), self.timeout)
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
@@ -133,31 +135,34 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
         self.target = target
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self.target.address, self.port), self.timeout)
+        self.sock = connect((self.target.address, self.port), _family(self.target.address), self.timeout)
 
 
 def webhook_post(url: str, payload: dict[str, Any]) -> int:
-    """POST ``payload`` as JSON to ``url`` (checked again now); its status when it is 2xx, else
-    WebhookFailed (WebhookRefused for a URL that may no longer be posted to)."""
-    target = webhook_check(url)
+    """POST ``payload`` as JSON to ``url`` (checked again now, its host looked up again); its
+    status when it is 2xx, else WebhookFailed (WebhookRefused for a URL that may no longer be
+    posted to). Everything, the lookup included, ends within WEBHOOK_TIMEOUT_SECONDS."""
     timeout = settings.WEBHOOK_TIMEOUT_SECONDS
-    deadline = time.monotonic() + timeout
-    connection_class = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
-    connection = connection_class(target, timeout)
     body = orjson.dumps(payload)
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "Connection": "close"}
-    try:
-        connection.request("POST", target.path, body=body, headers=headers)
-        response = connection.getresponse()
-        _read_bounded(response, deadline)
-    except TimeoutError:
-        raise WebhookFailed(f"no answer within {timeout:g} s") from None
-    except ssl.SSLError as error:
-        raise WebhookFailed(f"TLS failed: {error.reason or error}") from None
-    except (OSError, http.client.HTTPException) as error:
-        raise WebhookFailed(f"cannot post: {type(error).__name__}: {error}"[:300]) from None
-    finally:
-        connection.close()
+    connection: http.client.HTTPConnection | None = None
+    with total_deadline(timeout):
+        try:
+            target = webhook_check(url)
+            connection_class = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
+            connection = connection_class(target, timeout)
+            connection.request("POST", target.path, body=body, headers=headers)
+            response = connection.getresponse()
+            _read_bounded(response)
+        except TimeoutError:
+            raise WebhookFailed(f"no answer within {timeout:g} s") from None
+        except ssl.SSLError as error:
+            raise WebhookFailed(f"TLS failed: {error.reason or error}") from None
+        except (OSError, http.client.HTTPException) as error:
+            raise WebhookFailed(f"cannot post: {type(error).__name__}: {error}"[:300]) from None
+        finally:
+            if connection is not None:
+                connection.close()
     status = response.status
     if 200 <= status < 300:
         return status
@@ -168,13 +173,10 @@ def webhook_post(url: str, payload: dict[str, Any]) -> int:
     raise WebhookFailed(f"answered {status} {response.reason}"[:200], permanent=permanent)
 
 
-def _read_bounded(response: http.client.HTTPResponse, deadline: float) -> None:
-    """Read at most RESPONSE_MAX_BYTES of the answer, and stop at the deadline: a receiver that
-    trickles its answer cannot hold the worker."""
+def _read_bounded(response: http.client.HTTPResponse) -> None:
+    """Read at most RESPONSE_MAX_BYTES of the answer (each read within the deadline)."""
     left = RESPONSE_MAX_BYTES
     while left > 0:
-        if time.monotonic() > deadline:
-            raise TimeoutError
         chunk = response.read1(min(left, 1024))
         if not chunk:
             return

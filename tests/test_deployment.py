@@ -274,13 +274,19 @@ def test_every_compose_service_restarts_and_has_a_healthcheck() -> None:
     # migrate waits for a healthy database and broker, and everything else for migrate
     assert services["migrate"]["depends_on"]["redis"] == {"condition": "service_healthy"}
     assert services["migrate"]["depends_on"]["db"] == {"condition": "service_healthy"}
-    for name in ("web", "worker", "worker-interactive", "housekeeping", "beat"):
+    for name in ("web", "worker", "worker-interactive", "housekeeping", "outbound", "beat"):
         assert services[name]["depends_on"] == {"migrate": {"condition": "service_completed_successfully"}}, name
 
 
 @pytest.mark.parametrize(
     ("service", "role"),
-    [("worker", "bulk"), ("worker-interactive", "interactive"), ("housekeeping", "housekeeping"), ("beat", "beat")],
+    [
+        ("worker", "bulk"),
+        ("worker-interactive", "interactive"),
+        ("housekeeping", "housekeeping"),
+        ("outbound", "outbound"),
+        ("beat", "beat"),
+    ],
 )
 def test_each_worker_and_the_beat_is_checked_by_its_own_heartbeat(service: str, role: str) -> None:
     given = compose_file()["services"][service]
@@ -300,7 +306,7 @@ def test_the_workers_that_run_bots_get_the_sandbox_profiles_and_nothing_wider() 
             "seccomp=deploy/seccomp-worker.json", f"apparmor={apparmor_name.group(1)}", "no-new-privileges:true"
         ]  # fmt: skip
         assert (document.parent / options[0].removeprefix("seccomp=")).is_file()
-    for name in ("web", "housekeeping", "beat", "migrate"):  # they run no bot: Docker's defaults
+    for name in ("web", "housekeeping", "outbound", "beat", "migrate"):  # they run no bot: Docker's defaults
         assert "security_opt" not in services[name], name
     for document in (COMPOSE, WORKER_COMPOSE):  # unconfined only where a comment says how to ask for it
         assert not [line for line in document.read_text().splitlines() if "unconfined" in line.split("#")[0]]

@@ -34,10 +34,16 @@ def test_a_healthy_platform_answers_200_with_the_backlog_of_each_queue(client, b
     assert response.status_code == 200
     body = response.json()
     assert body["ok"] is True and body["database"]["ok"] is True
-    assert body["broker"]["queues"] == {"interactive": 0, "bulk": 1, "housekeeping": 1}
+    assert body["broker"]["queues"] == {"interactive": 0, "bulk": 1, "housekeeping": 1, "outbound": 0}
     assert "no-cache" in response["Cache-Control"]
     # No worker runs here: degraded, naming every queue, yet 200 (see lineit_platform/health.py).
-    assert body["degraded"] is True and body["workers"]["missing"] == ["interactive", "bulk", "housekeeping", "beat"]
+    assert body["degraded"] is True and body["workers"]["missing"] == [
+        "interactive",
+        "bulk",
+        "housekeeping",
+        "outbound",
+        "beat",
+    ]
     assert client.get("/health/?workers=required").status_code == 503
 
 
@@ -47,7 +53,38 @@ def test_a_broker_out_of_reach_is_a_503_that_says_so(client, settings) -> None: 
     assert response.status_code == 503
     body = response.json()
     assert body["ok"] is False and body["database"]["ok"] is True
-    assert body["broker"]["ok"] is False and "Connection refused" in body["broker"]["error"]
+    # Anyone: what kind of error, not where (the line names the host and port).
+    assert body["broker"] == {"ok": False, "error": "OperationalError"}
+    settings.METRICS_TOKEN = "t" * 32
+    told = client.get("/health/", headers={"Authorization": "Bearer " + "t" * 32}).json()
+    assert "Connection refused" in told["broker"]["error"]  # the operator's monitor: the whole line
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_that_does_not_answer_is_a_503_that_names_no_host_or_port_to_anonymous_clients(
+    client,
+    settings,
+    caplog,  # type: ignore[no-untyped-def]
+) -> None:
+    """Before, an anonymous client read "connection to server at "127.0.0.1", port 5432 failed"."""
+    from redis_server import free_port
+
+    settings.METRICS_TOKEN = "t" * 32
+    port = str(free_port())  # nothing listens there
+    saved = connection.settings_dict["PORT"]
+    connection.close()
+    connection.settings_dict["PORT"] = port
+    try:
+        anonymous = client.get("/health/")
+        operator = client.get("/health/", headers={"Authorization": "Bearer " + "t" * 32})
+    finally:
+        connection.close()
+        connection.settings_dict["PORT"] = saved
+    assert anonymous.status_code == 503
+    assert anonymous.json()["database"] == {"ok": False, "error": "OperationalError"}
+    assert port not in anonymous.content.decode() and "127.0.0.1" not in anonymous.content.decode()
+    assert port in operator.json()["database"]["error"]
+    assert any(port in record.getMessage() for record in caplog.records)  # the operator's log has it
 
 
 def test_only_get(client) -> None:  # type: ignore[no-untyped-def]
@@ -89,12 +126,12 @@ def test_a_real_worker_and_beat_beat_and_a_warm_shutdown_removes_the_worker(clie
         wait_for(lambda: WorkerHeartbeat.objects.filter(name__startswith="beat@").exists(), "the beat's heartbeat")
         (beat_name,) = WorkerHeartbeat.objects.filter(name__startswith="beat@").values_list("name", flat=True)
         body = client.get("/health/").json()
-        assert body["workers"]["queues"] == {"interactive": 1, "bulk": 1, "housekeeping": 0}  # anyone: counts
+        assert body["workers"]["queues"] == {"interactive": 1, "bulk": 1, "housekeeping": 0, "outbound": 0}  # counts
         assert body["workers"]["beat"] == 1
-        assert body["degraded"] is True and body["workers"]["missing"] == ["housekeeping"]
+        assert body["degraded"] is True and body["workers"]["missing"] == ["housekeeping", "outbound"]
         client.force_login(get_user_model().objects.create(username="operator", is_staff=True))
         body = client.get("/health/").json()  # staff: which workers
-        assert body["workers"]["queues"] == {"interactive": [name], "bulk": [name], "housekeeping": []}
+        assert body["workers"]["queues"] == {"interactive": [name], "bulk": [name], "housekeeping": [], "outbound": []}
         assert body["workers"]["beat"] == [beat_name]
         client.logout()
         assert worker_health(beat_name).returncode == 0

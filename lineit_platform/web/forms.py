@@ -6,11 +6,14 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.db.models import Q
 
-from bots.models import BOT_NAME_PATTERN, Bot, BotVersion
+from bots.models import BOT_NAME_PATTERN, NAME_LOOKS_LIKE, Bot, BotVersion
 from lineit.engine import MAX_PLAYERS, RULESETS
 from lineit_platform import throttles
+from lineit_platform.accounts import username_check
+from lineit_platform.confusables import name_key
 from lineit_platform.errors import ApplicationError
 from notifications.models import NotificationEvent
 from notifications.services import email_check, webhook_url_check
@@ -26,9 +29,41 @@ class NoColonMixin:
         super().__init__(*args, **kwargs)
 
 
+EMAIL_HELP = (
+    "Optional. Used only to send you a link when you forget your password, and the notifications "
+    "you choose (My notifications); never shown to anyone. Without it, a forgotten password cannot "
+    "be reset."
+)
+
+
 class SignUpForm(NoColonMixin, UserCreationForm):
+    """A name no other user's looks like, a password, and an optional address (for resets and
+    the notifications the user chooses; saying so)."""
+
+    email = forms.EmailField(label="Email address", required=False, max_length=254, help_text=EMAIL_HELP)
+
     class Meta(UserCreationForm.Meta):
-        fields = ("username",)
+        fields = ("username", "email")
+
+    def clean_username(self) -> str:
+        username: str | None = super().clean_username()  # None: refused already (another case)
+        if username:
+            username_check(username)
+        return username or ""
+
+    def clean_email(self) -> str:
+        try:
+            return email_check(self.cleaned_data.get("email") or "")
+        except ApplicationError as error:
+            raise forms.ValidationError(error.message) from None
+
+
+class ResetForm(NoColonMixin, PasswordResetForm):
+    """Django's reset form; each account it would mail is counted, and left out past its rate
+    (throttles.reset_mail_allowed), silently: the page says the same for any address."""
+
+    def get_users(self, email: str) -> Any:
+        return (user for user in super().get_users(email) if throttles.reset_mail_allowed(user))
 
 
 class LoginForm(NoColonMixin, AuthenticationForm):
@@ -64,8 +99,13 @@ class BotCreateForm(NoColonMixin, forms.Form):
 
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"]
-        if Bot.objects.filter(name__iexact=name).exists():
+        # One read: a bot made meanwhile is seen once, as the same name or as a look-alike.
+        taken = Bot.objects.filter(Q(name__iexact=name) | Q(name_key=name_key(name))).values_list("name", flat=True)
+        found = taken.first()
+        if found is not None and found.casefold() == name.casefold():
             raise forms.ValidationError("A bot with this name already exists.")
+        if found is not None:
+            raise forms.ValidationError(NAME_LOOKS_LIKE[0].upper() + NAME_LOOKS_LIKE[1:] + ".")
         return name
 
 

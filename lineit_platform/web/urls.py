@@ -63,7 +63,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password-reset/",
-        auth_views.PasswordResetView.as_view(
+        account.PasswordResetView.as_view(
             template_name="web/password_reset.html",
             email_template_name="web/password_reset_email.txt",
             subject_template_name="web/password_reset_subject.txt",
@@ -78,7 +78,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path(
         "accounts/password-reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(
+        account.PasswordResetConfirmView.as_view(
             template_name="web/password_reset_confirm.html", success_url=reverse_lazy("password-reset-complete")
         ),
         name="password-reset-confirm",

@@ -20,7 +20,7 @@ from django.core.files.base import ContentFile
 from django.test import override_settings
 
 import bots.services
-from bots.code_cache import BotCodeUnavailable, version_source
+from bots.code_cache import BotCodeUnavailable, version_code, version_source
 from bots.models import BotVersion, StoredCode
 from bots.services import bot_create, bot_version_upload, bot_version_validate, builtin_bots_register
 from bots.storage import bot_code_storage
@@ -63,7 +63,7 @@ def local_file(version: BotVersion) -> Path:
 def test_the_first_use_fills_the_cache_from_the_storage(uploaded: BotVersion, cache: Path) -> None:
     source = version_source(uploaded)
     assert source.path == cache / uploaded.sha256 / "bot.py"
-    assert source.path.read_bytes() == uploaded.read_code()
+    assert source.path.read_bytes() == version_code(uploaded)
     assert hashlib.sha256(source.path.read_bytes()).hexdigest() == uploaded.sha256
     assert not [path for path in source.path.parent.iterdir() if path.name != "bot.py"]  # no temporary left
 
@@ -120,7 +120,7 @@ def test_a_missing_storage_object_sends_the_match_back_and_blames_no_bot(  # typ
     uploaded: BotVersion, version_factory
 ) -> None:
     match = match_schedule(versions=[uploaded, version_factory()], games=2, seed=9, limits=QUICK)
-    code = uploaded.read_code()
+    code = version_code(uploaded)
     bot_code_storage().delete(uploaded.path)
     with pytest.raises(BotCodeUnavailable, match="is not in the bot storage"):
         match_execute(match_id=match.pk, worker="w")
@@ -174,7 +174,7 @@ NOBODY = 65534
 def test_a_link_at_a_cached_copy_s_name_is_replaced_by_a_copy_of_ours(uploaded: BotVersion, cache: Path) -> None:
     # Their file holds the right bytes now; through the link they could change them after the check.
     theirs = cache.parent / "theirs.py"
-    theirs.write_bytes(uploaded.read_code())
+    theirs.write_bytes(version_code(uploaded))
     os.lchown(theirs, NOBODY, NOBODY)
     planted = cache / uploaded.sha256 / "bot.py"
     planted.parent.mkdir(parents=True)
@@ -184,7 +184,7 @@ def test_a_link_at_a_cached_copy_s_name_is_replaced_by_a_copy_of_ours(uploaded: 
     assert source.path == planted
     status = planted.lstat()
     assert stat.S_ISREG(status.st_mode) and status.st_uid == os.geteuid()
-    assert planted.read_bytes() == uploaded.read_code() and theirs.lstat().st_uid == NOBODY
+    assert planted.read_bytes() == version_code(uploaded) and theirs.lstat().st_uid == NOBODY
 
 
 @pytest.mark.parametrize("planted", ["cache link", "version folder", "open cache"])

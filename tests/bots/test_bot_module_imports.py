@@ -1,5 +1,6 @@
 """The bot's code goes one way: the cache (code_cache.version_source, a version's code as a file
-here) reads the storage and knows the models' type only; the models read the storage, never the cache, and the storage reaches its model of
+here; version_code, the code itself, checked) reads the storage and knows the models' type only;
+the models read neither (every read of code is the cache's, checked), and the storage reaches its model of
 copies through Django's app registry, so no module of the three imports another inside a
 function to dodge a circle (read from their source: import_graph.py)."""
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from bots.code_cache import version_code
 from bots.models import Bot, BotVersion, StoredCode
 from bots.services import (
     bot_create,
@@ -43,7 +44,7 @@ def test_alice_uploads_a_version_which_waits_for_validation(alice, django_captur
         version = upload(bot, alice, GOOD_BOT)
     assert version.status == BotVersion.Status.VALIDATING
     assert version.number == 1 and version.size == len(GOOD_BOT) and len(version.sha256) == 64
-    assert version.read_code() == GOOD_BOT
+    assert version_code(version) == GOOD_BOT
     # The default bot storage: a file under MEDIA_ROOT by content hash, and its copy in the database
     assert version.path == f"versions/{version.sha256}/bot.py"
     assert (Path(settings.MEDIA_ROOT) / version.path).read_bytes() == GOOD_BOT
@@ -143,7 +144,7 @@ def test_a_builtin_whose_file_changed_is_its_next_version_and_the_old_one_retire
     # Then today's file is version 2, stored as uploads are, active at once; version 1 is retired
     code = (BUILTIN_DIR / "random_bot.py").read_bytes()
     assert (current.number, current.status, current.kind) == (2, BotVersion.Status.ACTIVE, BotVersion.Kind.FILE)
-    assert current.read_code() == code and current.size == len(code)
+    assert version_code(current) == code and current.size == len(code)
     assert current.uploaded_by == owner and current.original_name == "random_bot.py"
     older.refresh_from_db()
     assert older.status == BotVersion.Status.RETIRED

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
-from bots.code_cache import BotCodeUnavailable, version_source
+from bots.code_cache import BotCodeUnavailable, version_code, version_source
 from bots.models import BotVersion, StoredCode
 from bots.services import bot_create, bot_version_upload
 from lineit_platform.settings import env_bot_storage
@@ -96,7 +96,7 @@ def test_an_upload_is_kept_in_the_bucket_and_nowhere_else(uploaded: BotVersion, 
     assert bucket.get_object(Bucket=BUCKET, Key=key)["Body"].read() == CODE
     assert not StoredCode.objects.filter(name=uploaded.path).exists()
     assert not (Path(settings.MEDIA_ROOT) / uploaded.path).exists()
-    assert uploaded.read_code() == CODE
+    assert version_code(uploaded) == CODE
 
 
 @pytest.mark.django_db

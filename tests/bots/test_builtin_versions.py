@@ -9,9 +9,16 @@ from pathlib import Path
 import pytest
 
 import bots.services
+from bots.code_cache import BotCodeUnavailable, version_code
 from bots.models import BotVersion
 from bots.services import builtin_bots_register
+from bots.storage import bot_code_storage
 from lineit.botkit.sources import BUILTIN_DIR
+
+
+def stored(version: BotVersion) -> bytes:
+    with bot_code_storage().open(version.path, "rb") as handle:
+        return bytes(handle.read())
 
 
 @pytest.fixture
@@ -31,7 +38,10 @@ def test_a_change_to_the_heuristic_gives_search_a_new_version(db, builtin_copy: 
     (second,) = builtin_bots_register(names=("search",))
     # Then search is at its next version, the same file stored, and the first is retired
     assert second.number == first.number + 1 and second.status == BotVersion.Status.ACTIVE
-    assert second.read_code() == first.read_code() == (builtin_copy / "search_bot.py").read_bytes()
+    assert stored(second) == stored(first) == (builtin_copy / "search_bot.py").read_bytes()
+    # This host ships neither version (its heuristic is the original): their code is not served as theirs.
+    with pytest.raises(BotCodeUnavailable, match="this host ships another version of the built-in bot"):
+        version_code(second)
     first.refresh_from_db()
     assert first.status == BotVersion.Status.RETIRED
     # And registering again changes nothing

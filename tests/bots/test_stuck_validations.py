@@ -103,6 +103,20 @@ def test_the_sweeper_sends_a_stuck_validation_again_once_past_the_deadline(  # t
     assert callbacks == []
 
 
+def test_a_validation_still_waiting_behind_others_is_not_sent_twice(  # type: ignore[no-untyped-def]
+    alice, broker, django_capture_on_commit_callbacks
+) -> None:
+    """Its message waits in the interactive queue past the deadline (a burst of uploads): the
+    broker still holds it, so the sweeper sends nothing; once the broker lost it, it sends it."""
+    with django_capture_on_commit_callbacks(execute=True):
+        waiting_one = upload(bot_create(owner=alice, name="waiting"), alice)
+    assert broker.llen("interactive") == 1
+    later = waiting_one.validation_sent_at + DEADLINE + timedelta(seconds=1)
+    assert bot_validations_resend(now=later) == 0
+    broker.delete("interactive")  # lost
+    assert bot_validations_resend(now=later) == 1
+
+
 def test_the_resent_validation_validates_the_version(alice, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
     bot = bot_create(owner=alice, name="resent")
     with django_capture_on_commit_callbacks(execute=False):

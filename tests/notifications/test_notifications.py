@@ -1,7 +1,7 @@
 """Notifications, told as stories: alice's version is validated (or rejected), taken off the
 ladder, her test match ends, a tournament her bot played finishes, her SPRT decides; each time a
 real SMTP server (aiosmtpd) receives her mail and a real HTTP server on 127.0.0.1 her webhook.
-The tasks go through the real Redis queue ("housekeeping") and are run here, as the worker would
+The tasks go through the real Redis queues (housekeeping, outbound) and are run here, as the worker would
 (notification_receivers.py). Webhooks to 127.0.0.1 over http are allowed only by the test
 setting WEBHOOK_ALLOW_LOOPBACK; without it (and outside DEBUG) they are refused."""
 
@@ -15,26 +15,23 @@ from typing import Any
 import pytest
 from django.utils import timezone
 from notification_receivers import (
+    TASK_PREFIX,
     HttpReceiver,
     SmtpServer,
     committed,
-    housekeeping_drain,
     http_receiver,
+    notification_queues_drain,
     play_in_process,
     run_notification_tasks,
     smtp_server,
+    take_messages,
 )
 
 from bots.services import bot_version_ladder_remove, bot_version_validate
 from lineit_platform.celery import app
+from notifications.delivery import DeliveryFailed, notification_deliver, retry_delay
 from notifications.models import Notification, NotificationEvent, NotificationSettings
-from notifications.services import (
-    DeliveryFailed,
-    notification_deliver,
-    notification_settings_update,
-    notify_sprt_decided,
-    retry_delay,
-)
+from notifications.services import notification_settings_update, notify_sprt_decided
 from notifications.webhooks import WebhookRefused, webhook_check
 from tournaments.models import Match, SprtTest, Tournament
 from tournaments.services.matches.execution import match_execute
@@ -71,9 +68,9 @@ def receiver(settings: Any) -> Iterator[HttpReceiver]:
 
 @pytest.fixture(autouse=True)
 def _empty_queue() -> Iterator[None]:
-    housekeeping_drain()
+    notification_queues_drain()
     yield
-    housekeeping_drain()
+    notification_queues_drain()
 
 
 @pytest.fixture
@@ -275,25 +272,20 @@ def test_an_event_told_twice_is_sent_once(subscribed: Any, version_factory: Any,
     assert len(receiver.requests) == 1 and Notification.objects.filter(channel="webhook").count() == 1
 
 
-def code_of(task: Any) -> Any:
-    """The function a task runs (a bound task's is a method of that task)."""
-    return getattr(task.__wrapped__, "__func__", task.__wrapped__)
-
-
-def test_the_former_task_names_are_aliases_for_one_release(settings: Any) -> None:
-    """Named lineit_platform.notifications.tasks.* before notifications became an app: a message
-    the previous release queued under those names runs the same code, on the same queue."""
-    for name in ("notification_event_task", "notification_send_task", "notification_deliver_task"):
-        task = app.tasks[f"notifications.tasks.{name}"]
-        former = app.tasks[f"lineit_platform.notifications.tasks.{name}"]
-        assert code_of(former) is code_of(task)
-        assert (former.acks_late, former.time_limit, former.max_retries) == (
-            task.acks_late,
-            task.time_limit,
-            task.max_retries,
-        )
-        for routed in (task.name, former.name):
-            assert settings.CELERY_TASK_ROUTES[routed] == {"queue": "housekeeping"}
+def test_the_former_task_names_are_handed_over_for_one_release(settings: Any) -> None:
+    """Named lineit_platform.notifications.tasks.* before notifications became an app, all on the
+    housekeeping queue: a message the previous release queued under those names is consumed
+    there for one release and handed over under the new name, to its queue (a delivery to
+    outbound: the housekeeping worker calls no one's server)."""
+    names = ("notification_event_task", "notification_send_task", "notification_deliver_task")
+    for name in names:
+        assert settings.CELERY_TASK_ROUTES[f"lineit_platform.notifications.tasks.{name}"] == {"queue": "housekeeping"}
+        app.tasks[f"lineit_platform.notifications.tasks.{name}"].apply(args=[41])
+    assert take_messages("housekeeping") == [
+        ("notifications.tasks.notification_event_task", [41], {}),
+        ("notifications.tasks.notification_send_task", [41], {}),
+    ]
+    assert take_messages("outbound") == [("notifications.tasks.notification_deliver_task", [41], {})]
 
 
 # --- Failing receivers ------------------------------------------------------------------------
@@ -353,22 +345,10 @@ def test_each_failed_attempt_waits_twice_as_long_as_the_one_before(
 
 def run_notification_tasks_but_deliveries() -> None:
     """Make the notifications (the event's task) but leave their deliveries to the test."""
-    from notification_receivers import TASK_PREFIX
-
-    with app.connection_for_read() as connection:
-        queue = connection.SimpleQueue("housekeeping")
-        while True:
-            try:
-                message = queue.get(block=False)
-            except queue.Empty:
-                break
-            name = message.headers.get("task", "")
-            args, kwargs, _ = message.decode()
-            message.ack()
-            if name in (TASK_PREFIX + "notification_send_task", TASK_PREFIX + "notification_event_task"):
-                with committed():
-                    app.tasks[name].apply(args=args, kwargs=kwargs)
-        queue.close()
+    for name, args, kwargs in take_messages("housekeeping"):
+        if name in (TASK_PREFIX + "notification_send_task", TASK_PREFIX + "notification_event_task"):
+            with committed():
+                app.tasks[name].apply(args=args, kwargs=kwargs)
 
 
 def test_a_webhook_that_does_not_answer_in_time_is_given_up(
@@ -441,6 +421,30 @@ def test_a_mail_server_that_refuses_is_retried_then_given_up(
         ("https://224.0.0.1/hook", "which is not a public address"),
         ("https://0.0.0.0/hook", "which is not a public address"),
         ("https://240.0.0.1/hook", "which is not a public address"),
+        # IPv6 forms that carry an IPv4 address are judged by it (before, 6to4 loopback passed).
+        ("https://[2002:7f00:1::1]/", "2002:7f00:1::1, the 6to4 form of 127.0.0.1, which is not a public"),
+        ("https://[2002:a9fe:a9fe::1]/", "the 6to4 form of 169.254.169.254"),
+        ("https://[2002:c0a8:1::1]/", "the 6to4 form of 192.168.0.1"),
+        ("https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "the Teredo client form of 127.0.0.1"),
+        ("https://[2001:0:7f00:1:8000:63bf:3fff:fdd2]/", "the Teredo server form of 127.0.0.1"),
+        ("https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "which is not a public address"),  # Teredo at all
+        ("https://[64:ff9b::7f00:1]/", "the NAT64 form of 127.0.0.1"),
+        ("https://[64:ff9b::a00:1]/", "the NAT64 form of 10.0.0.1"),
+        ("https://[64:ff9b:1::808:808]/", "which is not a public address"),  # local-use NAT64
+        ("https://[::ffff:169.254.169.254]/", "the IPv4-mapped form of 169.254.169.254"),
+        ("https://[::127.0.0.1]/", "the IPv4-compatible form of 127.0.0.1"),
+        ("https://[::8.8.8.8]/", "which is not a public address"),  # deprecated: refused whatever it carries
+        ("https://[::ffff:0:7f00:1]/", "the IPv4-translated form of 127.0.0.1"),
+        # Special-purpose blocks of the IANA registries.
+        ("https://100.64.0.1/", "which is not a public address"),  # carrier-grade NAT
+        ("https://192.0.0.170/", "which is not a public address"),
+        ("https://198.18.0.1/", "which is not a public address"),  # benchmarking
+        ("https://192.88.99.1/", "which is not a public address"),  # former 6to4 relay anycast
+        ("https://[3fff::1]/", "which is not a public address"),  # documentation (RFC 9637)
+        ("https://[5f00::1]/", "which is not a public address"),  # SRv6 SIDs
+        ("https://[fec0::1]/", "which is not a public address"),  # former site-local
+        ("https://[100::1]/", "which is not a public address"),  # discard-only
+        ("https://[2001:db8::1]/", "which is not a public address"),
         ("ftp://93.184.215.14/hook", "the URL must start with https:// and name a host"),
         ("https:///hook", "the URL must start with https:// and name a host"),
         ("https://93.184.215.14/a b", "the URL must not contain spaces or control characters"),
@@ -451,6 +455,14 @@ def test_a_webhook_url_is_refused_unless_https_to_a_public_address(url: str, why
     with pytest.raises(WebhookRefused) as refused:
         webhook_check(url)
     assert why in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["93.184.215.14", "[2606:2800:21f:cb07:6820:80da:af6b:8b2c]", "[2002:5db8:d70e::1]", "[64:ff9b::5db8:d70e]"],
+)
+def test_public_addresses_and_the_transition_forms_of_public_ones_are_accepted(address: str) -> None:
+    assert webhook_check(f"https://{address}/hook").port == 443
 
 
 def test_a_public_https_url_is_accepted_and_pinned_to_its_address() -> None:

@@ -1,5 +1,5 @@
-"""Notifications end to end with a real Celery worker on the housekeeping queue only (Redis, the
-test database): an event sent after commit becomes a mail and a webhook; a receiver that keeps
+"""Notifications end to end with a real Celery worker on the housekeeping and outbound queues
+(Redis, the test database; tests/notifications/test_notifications_outbound.py runs them apart): an event sent after commit becomes a mail and a webhook; a receiver that keeps
 failing is tried again by Celery after the delays the service stores, then given up."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from celery_processes import CeleryProcess, wait_for, worker
-from notification_receivers import HttpReceiver, SmtpServer, housekeeping_drain, http_receiver, smtp_server
+from notification_receivers import HttpReceiver, SmtpServer, http_receiver, notification_queues_drain, smtp_server
 
 from lineit_platform.celery import app
 from notifications.models import Notification
@@ -27,8 +27,8 @@ def receivers(settings: Any) -> Iterator[tuple[SmtpServer, HttpReceiver]]:
         yield mailbox, receiver
 
 
-def housekeeping_worker(tmp_path: Path, mailbox: SmtpServer, **extra: str) -> CeleryProcess:
-    housekeeping_drain()
+def notifications_worker(tmp_path: Path, mailbox: SmtpServer, **extra: str) -> CeleryProcess:
+    notification_queues_drain()
     environment = {
         "EMAIL_HOST": mailbox.host,
         "EMAIL_PORT": str(mailbox.port),
@@ -36,7 +36,7 @@ def housekeeping_worker(tmp_path: Path, mailbox: SmtpServer, **extra: str) -> Ce
         "WEBHOOK_TIMEOUT_SECONDS": "2",
         **extra,
     }
-    return worker(tmp_path / "housekeeping.log", 1, environment, queues=("housekeeping",))
+    return worker(tmp_path / "notifications.log", 1, environment, queues=("housekeeping", "outbound"))
 
 
 def test_an_event_reaches_the_mail_server_and_the_webhook_through_the_worker(
@@ -44,7 +44,7 @@ def test_an_event_reaches_the_mail_server_and_the_webhook_through_the_worker(
 ) -> None:
     mailbox, receiver = receivers
     notification_settings_update(user=alice, webhook_url=receiver.url())
-    process = housekeeping_worker(tmp_path, mailbox)
+    process = notifications_worker(tmp_path, mailbox)
     try:
         notify_sprt_decided(
             sprt_id=11, owner_id=alice.pk, new_version="a@v2", old_version="a@v1", verdict="H0 accepted", games=60
@@ -63,7 +63,7 @@ def test_a_failing_webhook_is_retried_by_celery_then_given_up(
     mailbox, receiver = receivers
     receiver.status = 503
     notification_settings_update(user=alice, email_events=[], webhook_url=receiver.url())
-    process = housekeeping_worker(tmp_path, mailbox, NOTIFICATION_MAX_ATTEMPTS="3", NOTIFICATION_RETRY_SECONDS="0.2")
+    process = notifications_worker(tmp_path, mailbox, NOTIFICATION_MAX_ATTEMPTS="3", NOTIFICATION_RETRY_SECONDS="0.2")
     try:
         notify_sprt_decided(
             sprt_id=12, owner_id=alice.pk, new_version="a@v2", old_version="a@v1", verdict="H1 accepted", games=60
@@ -74,7 +74,7 @@ def test_a_failing_webhook_is_retried_by_celery_then_given_up(
     notification = Notification.objects.get()
     assert notification.attempts == 3 and notification.last_error == "answered 503 Service Unavailable"
     assert len(receiver.requests) == 3
-    assert "Retry in" in (tmp_path / "housekeeping.log").read_text()  # Celery's own retry, with its countdown
+    assert "Retry in" in (tmp_path / "notifications.log").read_text()  # Celery's own retry, with its countdown
 
 
 def test_a_task_queued_by_the_previous_release_under_its_former_name_is_still_consumed(
@@ -85,7 +85,7 @@ def test_a_task_queued_by_the_previous_release_under_its_former_name_is_still_co
     for one release, routed as before)."""
     mailbox, receiver = receivers
     notification_settings_update(user=alice, webhook_url=receiver.url())
-    process = housekeeping_worker(tmp_path, mailbox)
+    process = notifications_worker(tmp_path, mailbox)
     try:
         message = {  # as the previous release's notify() sent it
             "user_id": alice.pk,

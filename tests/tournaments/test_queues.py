@@ -18,7 +18,7 @@ from bots.models import BotVersion
 from bots.services import bot_create, bot_version_upload
 from lineit.botkit.limits import Limits
 from lineit_platform.celery import app
-from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, QUEUES
+from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, OUTBOUND, QUEUES
 from tournaments.models import Match
 from tournaments.services.matches.states import match_cancel, match_schedule
 from tournaments.services.matches.sweeper import matches_sweep
@@ -67,11 +67,11 @@ def test_each_kind_of_work_is_sent_to_its_queue(broker, version_factory, alice) 
         filename="bot.py",
         content=b"def act(o):\n    return o['legal_actions'][0]\n",
     )
-    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: 0}
+    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: 0, OUTBOUND: 0}
     # beat sends the periodic tasks by name: each is routed to housekeeping
     for task in settings.CELERY_BEAT_SCHEDULE.values():
         app.send_task(task["task"])
-    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE)}
+    assert waiting(broker) == {INTERACTIVE: 4, BULK: 2, HOUSEKEEPING: len(settings.CELERY_BEAT_SCHEDULE), OUTBOUND: 0}
 
 
 def test_within_a_queue_what_someone_waits_for_goes_before_placement_and_sprt(broker, version_factory) -> None:  # type: ignore[no-untyped-def]
@@ -96,7 +96,7 @@ def test_a_lost_message_is_sent_again_to_the_queue_of_its_match(broker, version_
     long_ago = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS + 1)
     Match.objects.filter(pk__in=[manual.pk, ladder.pk]).update(queued_at=long_ago)
     assert matches_sweep()["resent"] == 2
-    assert waiting(broker) == {INTERACTIVE: 1, BULK: 1, HOUSEKEEPING: 0}
+    assert waiting(broker) == {INTERACTIVE: 1, BULK: 1, HOUSEKEEPING: 0, OUTBOUND: 0}
 
 
 def test_a_worker_on_two_queues_serves_the_interactive_one_first(start_worker, version_factory) -> None:  # type: ignore[no-untyped-def]
@@ -147,3 +147,39 @@ def test_an_upload_is_validated_while_a_long_ladder_match_keeps_the_bulk_worker_
     assert BotVersion.objects.get(pk=version.pk).status == "active"
     assert Match.objects.get(pk=long_match.pk).status == "running"  # still playing: it did not wait for it
     match_cancel(match=long_match)
+
+
+def test_a_backlog_is_not_sent_again_only_what_the_broker_lost(broker, version_factory) -> None:  # type: ignore[no-untyped-def]
+    """30 matches wait longer than MATCH_RESEND_AFTER_SECONDS behind a busy ladder: their messages
+    are all still in the queue, so the sweeper sends none again, however often it passes (before,
+    each pass sent the whole backlog once more: 62 -> 122 messages in two minutes). A message the
+    broker lost, and only that one, is sent again; so is one whose match a worker holds
+    unacknowledged (Redis's unacked hash) not."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    versions = [version_factory(), version_factory()]
+    backlog = [
+        match_schedule(versions=versions, games=2, limits=QUICK, ranked=True, origin=Match.Origin.LADDER)
+        for _ in range(30)
+    ]
+    assert waiting(broker)[BULK] == 30
+    long_ago = timezone.now() - timedelta(seconds=settings.MATCH_RESEND_AFTER_SECONDS + 1)
+    Match.objects.filter(pk__in=[match.pk for match in backlog]).update(queued_at=long_ago)
+    for _ in range(3):
+        assert matches_sweep()["resent"] == 0
+    assert waiting(broker)[BULK] == 30
+    # A worker took one (it is in the unacked hash, not in the queue): not lost either.
+    with app.connection_for_read() as connection:
+        queue = connection.SimpleQueue(BULK)
+        taken = queue.get(block=False)  # left unacknowledged
+        assert matches_sweep()["resent"] == 0
+        assert waiting(broker)[BULK] == 29
+        # The broker loses one message: it alone is sent again.
+        lost = broker.rpop(key(BULK, 9))
+        assert lost is not None
+        assert matches_sweep()["resent"] == 1
+        assert waiting(broker)[BULK] == 29
+        taken.ack()
+        queue.close()

@@ -14,6 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from bots.code_cache import version_code
 from bots.models import BotVersion
 from lineit.engine import RULES_VERSION
 from tournaments.models import Game, Match, MatchEntrant, Rating, RatingEvent, compress_replay
@@ -326,7 +327,7 @@ def test_only_the_owner_sees_and_can_use_the_source_download(client, played, ali
     assert source in client.get(url).content.decode()
     download = client.get(source)
     assert download.status_code == 200
-    assert b"".join(download.streaming_content) == played["good"].read_code()
+    assert b"".join(download.streaming_content) == version_code(played["good"])
 
 
 # --- Breadcrumbs ----------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lineit_platform import throttles
-from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, WORKER_QUEUES
+from lineit_platform.queueing import BULK, HOUSEKEEPING, INTERACTIVE, OUTBOUND, WORKER_QUEUES
 
 # gunicorn's own bounds on the request line and headers (its defaults, said aloud); the body is
 # bounded by REQUEST_MAX_BYTES in the application.
@@ -39,7 +39,8 @@ def web_processes() -> list[str]:
 class Command(BaseCommand):
     help = (
         "Run the whole platform on one machine: migrate, register the built-in bots, then a web "
-        "server, a Celery worker and exactly one beat (the ladder starts playing). Ctrl-C stops all."
+        "server, the Celery workers (interactive, bulk, housekeeping, outbound) and exactly one beat (the "
+        "ladder starts playing). Ctrl-C stops all."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -55,6 +56,12 @@ class Command(BaseCommand):
             type=positive,
             default=1,
             help="validations and test matches the interactive worker runs at once (default 1)",
+        )
+        parser.add_argument(
+            "--outbound-concurrency",
+            type=positive,
+            default=2,
+            help="notifications (webhooks, mail) the outbound worker delivers at once (default 2)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -77,6 +84,8 @@ class Command(BaseCommand):
                     (INTERACTIVE, options["interactive_concurrency"]),
                     (BULK, options["concurrency"]),
                     (HOUSEKEEPING, 1),
+                    # The users' servers (webhooks, mail) are talked to here, never by the upkeep.
+                    (OUTBOUND, options["outbound_concurrency"]),
                 )
             },
             "beat": [celery, "-A", "lineit_platform.celery", "beat", "-l", "info"],

@@ -4,6 +4,7 @@ their failure health, and put a version taken off the ladder back on it (owner o
 
 from __future__ import annotations
 
+import io
 import logging
 from typing import Any
 
@@ -19,6 +20,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from bots.code_cache import BotCodeUnavailable, version_code
 from bots.models import Bot, BotVersion
 from bots.services import bot_create, bot_version_ladder_restore, bot_version_retire, bot_version_upload
 from bots.storage import bot_code_storage
@@ -148,6 +150,14 @@ class BotViewSet(viewsets.ReadOnlyModelViewSet):
             self.permission_denied(request, message=permission.message)
 
 
+def _stored(name: str) -> bool:
+    """Whether the bot storage holds ``name`` (True when it cannot say: an outage is no 404)."""
+    try:
+        return bool(bot_code_storage().exists(name))
+    except Exception:  # an object store that refuses or does not answer (botocore's errors)
+        return True
+
+
 class VersionViewSet(viewsets.ReadOnlyModelViewSet):
     """Bot versions with their validation report."""
 
@@ -173,14 +183,18 @@ class VersionViewSet(viewsets.ReadOnlyModelViewSet):
     def source(self, request: Request, pk: str) -> FileResponse:
         version = self.get_object()
         try:
-            stored = bot_code_storage().open(version.path, "rb")
-        except FileNotFoundError:
-            raise NotFound(f"the code of {version.label} is not in the bot storage") from None
-        except Exception as error:  # an object store that refuses or does not answer (botocore's errors)
-            logger.warning("the code of %s could not be read from the bot storage: %r", version.label, error)
-            raise Unavailable(f"the bot storage does not answer now; try again later ({version.label})") from None
+            # Checked against the version's sha256: never bytes other than the upload's.
+            code = version_code(version)
+        except BotCodeUnavailable as error:
+            logger.warning("the code of %s could not be served: %s", version.label, error)
+            if not _stored(version.path):
+                raise NotFound(f"the code of {version.label} is not in the bot storage") from None
+            raise Unavailable(
+                f"the code of {version.label} cannot be read intact from the bot storage now; "
+                "the operators are told (try again later)"
+            ) from None
         return FileResponse(
-            stored,
+            io.BytesIO(code),
             as_attachment=True,
             filename=f"{version.bot.name}-v{version.number}.{version.kind}",
             content_type="application/octet-stream",

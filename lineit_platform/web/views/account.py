@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -24,7 +24,7 @@ from django.views.decorators.http import require_http_methods
 from bots.models import Bot
 from bots.services import bot_create, bot_version_upload
 from lineit_platform import throttles
-from lineit_platform.accounts import token_for, token_rotate
+from lineit_platform.accounts import LOOK_ALIKE, password_reset_completed, token_for, token_rotate
 from lineit_platform.errors import ApplicationError
 from notifications.models import Notification
 from notifications.services import notification_settings_of, notification_settings_update
@@ -33,7 +33,7 @@ from tournaments.services.match_requests import QuotaExceeded
 from tournaments.services.match_requests import match_request as match_request_service
 
 from .. import health, selectors
-from ..forms import BotCreateForm, NotificationSettingsForm, SignUpForm, TestMatchForm, UploadForm
+from ..forms import BotCreateForm, NotificationSettingsForm, ResetForm, SignUpForm, TestMatchForm, UploadForm
 
 TOO_MANY_REQUESTS = 429
 
@@ -51,6 +51,30 @@ def _refused_page(
     """The page again, the refusal as the form's error, status 429."""
     form.add_error(None, refusal.message)
     return _too_many(render(request, template, {"form": form, **context}), refusal)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset page behind the reset limits: requests per client address and per address
+    typed (a 429 that names no account), mails per account (ResetForm, silent)."""
+
+    form_class = ResetForm
+
+    def form_valid(self, form: Form) -> HttpResponse:
+        try:
+            throttles.password_reset_hit(self.request, email=form.cleaned_data["email"])
+        except throttles.RateLimited as refusal:
+            return _refused_page(self.request, self.template_name, refusal, form=form)
+        return super().form_valid(form)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's page that sets the new password; then every session and the API token of the
+    user end (accounts.password_reset_completed): whoever had the old password is out."""
+
+    def form_valid(self, form: Form) -> HttpResponse:
+        response = super().form_valid(form)
+        password_reset_completed(user=form.user)
+        return response
 
 
 class LoginView(auth_views.LoginView):
@@ -76,8 +100,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         try:
             with transaction.atomic():
                 user = form.save()
-        except IntegrityError:  # the same name, taken by a simultaneous sign-up
-            form.add_error("username", "A user with that username already exists.")
+        except IntegrityError:  # the same name, or a look-alike, taken by a simultaneous sign-up
+            exact = get_user_model().objects.filter(username=form.cleaned_data["username"]).exists()
+            form.add_error("username", "A user with that username already exists." if exact else LOOK_ALIKE)
             return render(request, "registration/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create your first bot below.")

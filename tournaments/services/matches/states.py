@@ -55,12 +55,13 @@ def match_queue(origin: str) -> str:
     return ROUTES[Match.Origin(origin)][0]
 
 
+MATCH_TASK = "tournaments.tasks.match_run_task"
+
+
 def match_send(match_id: int, *, queue: str, priority: int) -> None:
     """Send the run task of match ``match_id`` to ``queue`` with ``priority``, after commit (the
     sweeper sends a lost one again this way)."""
-    send_after_commit(
-        "tournaments.tasks.match_run_task", match_id, what=f"match {match_id}", queue=queue, priority=priority
-    )
+    send_after_commit(MATCH_TASK, match_id, what=f"match {match_id}", queue=queue, priority=priority)
 
 
 def match_enqueue(match: Match) -> None:

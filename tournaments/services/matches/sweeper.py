@@ -2,7 +2,8 @@
 
 Running matches past their deadline go back to the queue (or fail when out of attempts); a chunk
 whose worker is gone in a match others keep alive gets one message more; queued matches and
-version validations whose message may have been lost are sent again.
+version validations whose message was lost are sent again (the broker is asked first: one still
+waiting in a queue is not sent twice).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from lineit_platform.queueing import resend_lost
 from ...models import Match, MatchChunk
 from ..ratings import ratings_apply_pending
 from .after import match_ended
-from .states import ROUTES, match_enqueue, match_send
+from .states import MATCH_TASK, ROUTES, match_enqueue, match_send
 
 
 @transaction.atomic
@@ -66,12 +67,16 @@ def matches_sweep(*, now: datetime | None = None) -> dict[str, int]:
     queued = Match.objects.filter(status=Match.Status.QUEUED)
     counts["resent"] = 0
     for route in sorted(set(ROUTES.values())):
+        # Only a message the broker lost is sent again: one still waiting behind a backlog is not
+        # (before, each pass sent the whole backlog once more: 30 matches, 62 -> 122 messages).
         lost = resend_lost(
             queued.filter(origin__in=[origin for origin, its in ROUTES.items() if its == route]),
             sent_at="queued_at",
             before=resend_before,
             now=now,
             send_one=functools.partial(match_send, queue=route[0], priority=route[1]),
+            task=MATCH_TASK,
+            queues=sorted({queue for queue, _ in ROUTES.values()}),
         )
         counts["resent"] += len(lost)
     counts["validations_resent"] = bot_validations_resend(now=now)
