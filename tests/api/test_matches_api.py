@@ -239,5 +239,5 @@ def test_a_match_request_longer_than_a_match_may_last_is_a_clear_400(alice, as_u
 
     error = assert_error(request(as_user(alice), mine.pk, [other.pk], games=14), 400)
 
-    assert "may take up to 1834 s" in error["message"]
+    assert "may take up to 1854 s" in error["message"]
     assert Match.objects.count() == 0
