@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import compileall
-import functools
 import lzma
 import os
 import shutil
@@ -74,11 +73,22 @@ class BotStagingError(Exception):
     """The bot's files cannot be given to a sandbox (unsafe or unreadable archive)."""
 
 
-@functools.cache
+_sandbox_folder: Path | None = None
+
+
 def sandbox_folder() -> Path:
     """This process's sandbox folder: world/ (world.py: the bot's root, the runtime folder at
     world/lineit), empty/ (what masks a folder) and packages/ (a link to each folder of the
-    allowed packages: the Landlock tier's view of them), made once, read-only."""
+    allowed packages: the Landlock tier's view of them), made once, read-only, and made again
+    when it is gone (a cleaner of temporary folders, this process's own clean-up of its folders:
+    botkit/scratch.py) rather than starting bots in a world that no longer exists."""
+    global _sandbox_folder
+    if _sandbox_folder is None or not (_sandbox_folder / "world" / "lineit" / "host.py").is_file():
+        _sandbox_folder = _make_sandbox_folder()
+    return _sandbox_folder
+
+
+def _make_sandbox_folder() -> Path:
     sweep_stale_folders()  # what processes killed without a chance to clean up left behind
     root = Path(tempfile.mkdtemp(prefix=prefix("runtime")))
     atexit.register(_remove_runtime, root, os.getpid())

@@ -271,3 +271,20 @@ def test_the_world_holds_every_library_its_programs_load() -> None:
         assert set(elf.needed) <= given, (path, set(elf.needed) - given)
     assert set(LOADED_BY_NAME) <= given and "libc.so.6" in given
     assert machine.library_folder == str(machine.libraries["libc.so.6"].parent)
+
+
+def test_a_world_removed_under_a_running_process_is_made_again(tmp_path: Path) -> None:
+    """A cleaner of temporary folders (or this process's own clean-up of its folders, as on a
+    signal) may remove the sandbox folder of a process that goes on: its next bot starts in a
+    world made again, not in one that is gone."""
+    from lineit.botkit.scratch import make_writable
+
+    before = sandbox_folder()
+    make_writable(before)
+    for path in sorted(before.rglob("*"), key=lambda path: len(path.parts), reverse=True):
+        path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+    before.rmdir()
+
+    result = play_one_game(WORKING_TIERS[0], BotSource("random", PACKAGE_ROOT / "builtin" / "random_bot.py"))
+
+    assert result.failures == [] and sandbox_folder() != before and sandbox_folder().is_dir()
